@@ -1,0 +1,80 @@
+/// How a coder decodes: at what size, with what limits, turned upright or not.
+public struct DecodeOptions: Sendable, Hashable {
+    /// The largest pixel count any image header may declare before the decoder refuses it, before
+    /// allocating anything: 100 million pixels (400 MB as RGBA). Protects servers from decompression bombs.
+    public static let defaultPixelCountLimit = 100_000_000
+
+    /// SDWebImage's scale-down limit for ``maxPixelCount``: 60 MB of RGBA pixels (15,728,640 pixels).
+    public static let scaleDownPixelCount = 60 * 1024 * 1024 / 4
+
+    /// Decode a thumbnail that fits inside this size instead of the full image; default `nil` (full size).
+    ///
+    /// The result keeps the source's aspect ratio unless ``preservesAspectRatio`` is false, and is
+    /// never larger than the source. JPEG uses DCT scaling, then an area-averaging resample to the
+    /// exact size.
+    public var thumbnailPixelSize: PixelSize?
+    /// Whether a thumbnail keeps the source's aspect ratio (fits inside ``thumbnailPixelSize``);
+    /// default `true`. When false, the thumbnail is exactly ``thumbnailPixelSize`` (but never upscaled).
+    public var preservesAspectRatio: Bool
+    /// Scale the image down (keeping its aspect ratio) until it has at most this many pixels;
+    /// default `nil` (no limit). The `.scaleDownLargeImages` option sets ``scaleDownPixelCount``.
+    public var maxPixelCount: Int?
+    /// Refuse images whose header declares more pixels than this, with
+    /// ``ImageCodingError/imageTooLarge(width:height:limit:)``; default ``defaultPixelCountLimit``.
+    public var pixelCountLimit: Int
+    /// Turn the pixels upright according to the file's EXIF orientation; default `true`.
+    /// When `false`, the image keeps the stored pixels and reports the orientation in ``Image/orientation``.
+    public var applyOrientation: Bool
+    /// Decode only the first frame of an animated image; default `false`.
+    public var firstFrameOnly: Bool
+    /// The ``Image/scale`` to give the result (pixels per point); default 1.
+    public var scale: Double
+
+    /// Creates decode options; every parameter defaults to the property's documented default.
+    public init(
+        thumbnailPixelSize: PixelSize? = nil, preservesAspectRatio: Bool = true, maxPixelCount: Int? = nil,
+        pixelCountLimit: Int = DecodeOptions.defaultPixelCountLimit, applyOrientation: Bool = true,
+        firstFrameOnly: Bool = false, scale: Double = 1
+    ) {
+        self.thumbnailPixelSize = thumbnailPixelSize
+        self.preservesAspectRatio = preservesAspectRatio
+        self.maxPixelCount = maxPixelCount
+        self.pixelCountLimit = pixelCountLimit
+        self.applyOrientation = applyOrientation
+        self.firstFrameOnly = firstFrameOnly
+        self.scale = scale
+    }
+
+    /// The size a decode of a `source`-sized image produces under these options (before orientation).
+    ///
+    /// Follows SDWebImage's rules: a thumbnail size at least as large as the source in both
+    /// dimensions (or with a zero dimension) means full size; otherwise the image fits inside it,
+    /// rounding the other side to the nearest pixel (5250×3450 into 400×300 is 400×263), and never
+    /// below 1 pixel. ``maxPixelCount`` then scales down further if needed.
+    public func outputSize(forSource source: PixelSize) -> PixelSize {
+        var size = source
+        if let box = thumbnailPixelSize, box.width > 0, box.height > 0,
+           box.width < source.width || box.height < source.height {
+            if preservesAspectRatio {
+                let sourceRatio = Double(source.width) / Double(source.height)
+                let boxRatio = Double(box.width) / Double(box.height)
+                if sourceRatio > boxRatio {
+                    size = PixelSize(width: box.width, height: Int((Double(box.width) / sourceRatio).rounded()))
+                } else {
+                    size = PixelSize(width: Int((Double(box.height) * sourceRatio).rounded()), height: box.height)
+                }
+            } else {
+                size = PixelSize(width: min(box.width, source.width), height: min(box.height, source.height))
+            }
+        }
+        if let limit = maxPixelCount, limit > 0, size.pixelCount > limit {
+            let factor = (Double(limit) / Double(size.pixelCount)).squareRoot()
+            size = PixelSize(width: Int(Double(size.width) * factor), height: Int(Double(size.height) * factor))
+            // Floating point may leave one pixel too many; shave until the limit holds.
+            while size.pixelCount > limit && size.width > 1 && size.height > 1 {
+                if size.width >= size.height { size.width -= 1 } else { size.height -= 1 }
+            }
+        }
+        return PixelSize(width: min(max(size.width, 1), source.width), height: min(max(size.height, 1), source.height))
+    }
+}

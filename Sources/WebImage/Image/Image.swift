@@ -1,0 +1,159 @@
+import Foundation
+
+/// A decoded bitmap: immutable, thread-safe, and cheap to share.
+///
+/// Pixels are stored top row first, each row ``bytesPerRow`` bytes long (at least
+/// `width × pixelFormat.bytesPerPixel`), channels interleaved in the order ``pixelFormat`` names.
+/// Read them without copying through ``withUnsafePixels(_:)`` or ``withUnsafeRow(_:_:)``, or as
+/// ``pixels`` (a `Data` that shares the image's memory).
+///
+/// An animated image holds its first frame as itself and every frame in ``frames``.
+public final class Image: Sendable {
+    /// The width in pixels (at least 1).
+    public let width: Int
+    /// The height in pixels (at least 1).
+    public let height: Int
+    /// The layout of each pixel.
+    public let pixelFormat: PixelFormat
+    /// The number of bytes from the start of one row to the start of the next.
+    public let bytesPerRow: Int
+    /// The format the image was decoded from (``ImageFormat/unknown`` for images made in memory).
+    public let format: ImageFormat
+    /// Pixels per point, as in SDWebImage's `scale` (`@2x` images have 2). Default 1.
+    public let scale: Double
+    /// How the stored pixels must be turned to display upright; ``ImageOrientation/up`` once applied.
+    public let orientation: ImageOrientation
+
+    let storage: PixelStorage
+    /// Frames after the first, for animated images; empty for still images.
+    let laterFrames: [ImageFrame]
+    /// How long the first frame shows in an animation.
+    let firstFrameDuration: Duration
+
+    /// Wraps pixels a decoder has written into `storage`. Internal: callers guarantee the geometry.
+    init(
+        storage: PixelStorage, width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int,
+        format: ImageFormat = .unknown, scale: Double = 1, orientation: ImageOrientation = .up,
+        laterFrames: [ImageFrame] = [], firstFrameDuration: Duration = .zero
+    ) {
+        precondition(width > 0 && height > 0 && bytesPerRow >= width * pixelFormat.bytesPerPixel)
+        precondition(storage.capacity >= bytesPerRow * height)
+        self.storage = storage
+        self.width = width
+        self.height = height
+        self.pixelFormat = pixelFormat
+        self.bytesPerRow = bytesPerRow
+        self.format = format
+        self.scale = scale
+        self.orientation = orientation
+        self.laterFrames = laterFrames
+        self.firstFrameDuration = firstFrameDuration
+    }
+
+    /// Creates an image from pixels in memory (copied), tightly packed unless `bytesPerRow` says otherwise.
+    ///
+    /// - Parameters:
+    ///   - width: the width in pixels, at least 1.
+    ///   - height: the height in pixels, at least 1.
+    ///   - pixelFormat: the layout of each pixel.
+    ///   - pixels: the pixel bytes, top row first; at least `bytesPerRow × height` of them.
+    ///   - bytesPerRow: the row stride in `pixels`; default (`nil`) `width × bytesPerPixel`.
+    ///   - format: the source format to record; default ``ImageFormat/unknown``.
+    ///   - scale: pixels per point; default 1.
+    ///   - orientation: how the pixels must be turned to display; default ``ImageOrientation/up``.
+    /// - Throws: ``ImageCodingError/invalidImage(_:)`` if the sizes are not positive or `pixels` is
+    ///   too short; ``ImageCodingError/insufficientMemory(byteCount:)`` if memory runs out.
+    public convenience init<Bytes: Collection<UInt8>>(
+        width: Int, height: Int, pixelFormat: PixelFormat, pixels: Bytes, bytesPerRow: Int? = nil,
+        format: ImageFormat = .unknown, scale: Double = 1, orientation: ImageOrientation = .up
+    ) throws(ImageCodingError) {
+        let packed = width.multipliedReportingOverflow(by: pixelFormat.bytesPerPixel)
+        guard width > 0, height > 0, !packed.overflow else {
+            throw .invalidImage("an image needs a positive width and height, not \(width)x\(height)")
+        }
+        let stride = bytesPerRow ?? packed.partialValue
+        let total = stride.multipliedReportingOverflow(by: height)
+        guard stride >= packed.partialValue, !total.overflow, pixels.count >= total.partialValue else {
+            throw .invalidImage("\(pixels.count) bytes cannot hold \(width)x\(height) \(pixelFormat) pixels with \(stride) bytes per row")
+        }
+        let rowBytes = packed.partialValue
+        let storage = try PixelStorage(byteCount: rowBytes * height)
+        let target = UnsafeMutableRawBufferPointer(start: storage.bytes, count: rowBytes * height)
+        let copied: Void? = pixels.withContiguousStorageIfAvailable { source in
+            for y in 0..<height {
+                let row = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(source)[(y * stride)..<(y * stride + rowBytes)])
+                UnsafeMutableRawBufferPointer(rebasing: target[(y * rowBytes)..<((y + 1) * rowBytes)]).copyMemory(from: row)
+            }
+        }
+        if copied == nil {
+            let array = Array(pixels)
+            array.withUnsafeBytes { source in
+                for y in 0..<height {
+                    let row = UnsafeRawBufferPointer(rebasing: source[(y * stride)..<(y * stride + rowBytes)])
+                    UnsafeMutableRawBufferPointer(rebasing: target[(y * rowBytes)..<((y + 1) * rowBytes)]).copyMemory(from: row)
+                }
+            }
+        }
+        self.init(storage: storage, width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: rowBytes,
+                  format: format, scale: scale, orientation: orientation)
+    }
+
+    /// The size in pixels.
+    public var size: PixelSize { PixelSize(width: width, height: height) }
+
+    /// The memory the image holds, in bytes (all frames): what caches count against their cost limits.
+    public var cost: Int {
+        bytesPerRow * height + laterFrames.reduce(0) { $0 + $1.image.cost }
+    }
+
+    /// The pixel bytes (`bytesPerRow × height`), sharing the image's memory rather than copying it.
+    public var pixels: Data {
+        let storage = self.storage
+        return Data(bytesNoCopy: storage.bytes, count: bytesPerRow * height, deallocator: .custom { _, _ in
+            withExtendedLifetime(storage) {}
+        })
+    }
+
+    /// Calls `body` with all pixel bytes (`bytesPerRow × height`), without copying.
+    /// The buffer is valid only during the call. Rethrows what `body` throws.
+    public func withUnsafePixels<Result, Failure: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try withExtendedLifetime(storage) { () throws(Failure) -> Result in
+            try body(UnsafeRawBufferPointer(start: storage.bytes, count: bytesPerRow * height))
+        }
+    }
+
+    /// Calls `body` with row `y`'s `width × bytesPerPixel` bytes, without copying.
+    /// `y` must be in `0..<height`. Rethrows what `body` throws.
+    public func withUnsafeRow<Result, Failure: Error>(
+        _ y: Int, _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        precondition((0..<height).contains(y), "row \(y) is outside 0..<\(height)")
+        return try withExtendedLifetime(storage) { () throws(Failure) -> Result in
+            try body(UnsafeRawBufferPointer(start: storage.bytes + y * bytesPerRow, count: width * pixelFormat.bytesPerPixel))
+        }
+    }
+
+    /// Whether the image has more than one frame.
+    public var isAnimated: Bool { !laterFrames.isEmpty }
+
+    /// Every frame, first to last: a still image has one, itself.
+    public var frames: [ImageFrame] {
+        [ImageFrame(image: self, duration: firstFrameDuration)] + laterFrames
+    }
+}
+
+/// One frame of an animated ``Image``.
+public struct ImageFrame: Sendable {
+    /// The frame's pixels, composed to the full canvas size.
+    public let image: Image
+    /// How long the frame shows; `.zero` for still images.
+    public let duration: Duration
+
+    /// Creates a frame that shows `image` for `duration`.
+    public init(image: Image, duration: Duration) {
+        self.image = image
+        self.duration = duration
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// The shared test corpus (../shared/corpus beside the package) and its manifest.
+enum Corpus {
+    struct Entry: Sendable, CustomStringConvertible {
+        var path: String
+        var format: String
+        var width: Int?
+        var height: Int?
+        var mode: String
+        var valid: Bool
+        var expectedRGBASHA256: String?
+        var exifOrientation: Int?
+        var orientedWidth: Int?
+        var orientedHeight: Int?
+        var orientedRGBASHA256: String?
+        var reference: String
+        var notes: String
+
+        var url: URL { Corpus.root.appendingPathComponent(path) }
+        var description: String { path }
+        var data: Data {
+            get throws { try Data(contentsOf: url) }
+        }
+        /// Whether the notes say a reference decoder only warned about this invalid file, so that
+        /// decoding it is allowed.
+        var referenceOnlyWarns: Bool {
+            notes.contains("=warn(") || notes.contains("decodes this invalid file without error")
+        }
+    }
+
+    /// The package root, found from this file's path.
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static let root = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+
+    /// Every manifest row. Crashes the test run with a clear message if the corpus is missing:
+    /// the tests prove nothing without it.
+    static let entries: [Entry] = {
+        let manifest = root.appendingPathComponent("MANIFEST.tsv")
+        guard let text = try? String(contentsOf: manifest, encoding: .utf8) else {
+            fatalError("The test corpus is missing: expected \(manifest.path) (../shared/corpus beside the package)")
+        }
+        func field(_ s: Substring) -> String? { s == "-" || s.isEmpty ? nil : String(s) }
+        return text.split(separator: "\n").dropFirst().map { line in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false)
+            return Entry(
+                path: String(f[0]), format: String(f[1]), width: Int(f[2]), height: Int(f[3]), mode: String(f[4]),
+                valid: f[5] == "yes", expectedRGBASHA256: field(f[6]), exifOrientation: Int(f[7]),
+                orientedWidth: Int(f[8]), orientedHeight: Int(f[9]), orientedRGBASHA256: field(f[10]),
+                reference: String(f[11]), notes: f.count > 14 ? String(f[14]) : ""
+            )
+        }
+    }()
+
+    /// Rows of one format ("PNG", "JPEG", ...), excluding the big benchmark files under large/.
+    static func entries(format: String) -> [Entry] {
+        entries.filter { $0.format == format && !$0.path.hasPrefix("large/") }
+    }
+}
