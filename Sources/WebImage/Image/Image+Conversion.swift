@@ -56,7 +56,10 @@ extension Image {
         let s = source.bindMemory(to: UInt8.self)
         let t = target.bindMemory(to: UInt8.self)
         func luma(_ x: Int) -> UInt8 {
-            UInt8((299 * UInt32(s[4 * x]) + 587 * UInt32(s[4 * x + 1]) + 114 * UInt32(s[4 * x + 2]) + 500) / 1000)
+            let red: UInt32 = 299 * UInt32(s[4 * x])
+            let green: UInt32 = 587 * UInt32(s[4 * x + 1])
+            let blue: UInt32 = 114 * UInt32(s[4 * x + 2])
+            return UInt8((red + green + blue + 500) / 1000)
         }
         switch format {
         case .gray8:
