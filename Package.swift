@@ -28,7 +28,7 @@ let package = Package(
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         .executableTarget(name: "webimage", dependencies: ["WebImage"]),
-        .testTarget(name: "WebImageTests", dependencies: ["WebImage"]),
+        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "webimage"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,2 +1,23 @@
-import WebImage
-print("webimage")
+// webimage: the command-line face of the WebImage package.
+//
+//   webimage                      decode the bundled samples, print a table, write thumbnails
+//   webimage decode [options] FILE...
+//   webimage help
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status: Int32
+switch arguments.first {
+case nil:
+    status = DemoCommand().run()
+case "decode":
+    status = DecodeCommand.run(Array(arguments.dropFirst()))
+case "help", "-h", "--help":
+    Console.write(Usage.text)
+    status = 0
+default:
+    Console.error("webimage: unknown command '\(arguments[0])'\n\n" + Usage.text)
+    status = 2
+}
+Console.flush()
+exit(status)

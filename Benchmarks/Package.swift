@@ -1,0 +1,20 @@
+// swift-tools-version:6.0
+// Benchmarks live in their own package so the library keeps zero dependencies.
+// Run: swift run -c release --package-path Benchmarks bench   (see Benchmarks/README.md)
+import PackageDescription
+
+let package = Package(
+    name: "WebImageBenchmarks",
+    dependencies: [.package(name: "WebImage", path: "..")],
+    targets: [
+        .systemLibrary(name: "BenchLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "BenchLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
+        // The reference: the same libraries called from a bare C loop, reusing one output buffer.
+        .target(name: "CBaseline", dependencies: ["BenchLibPNG", "BenchLibJPEG"]),
+        .executableTarget(
+            name: "bench",
+            dependencies: [.product(name: "WebImage", package: "WebImage"), "CBaseline"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

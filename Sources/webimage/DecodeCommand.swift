@@ -1,0 +1,110 @@
+import Foundation
+import WebImage
+
+/// `webimage decode`: decodes files and prints one tab-separated line each.
+struct DecodeCommand {
+    var checksum = false
+    var orient = false
+    var thumbnail: Int?
+    var outputDirectory: URL?
+    var outputFormat = ImageFormat.png
+    var files: [String] = []
+
+    /// Parses `arguments`, decodes every file, and returns the exit status: 0 when all decoded,
+    /// 1 when any file failed, 2 for a usage error.
+    static func run(_ arguments: [String]) -> Int32 {
+        switch parse(arguments) {
+        case .failure(let message):
+            Console.error("webimage decode: \(message)\n\n" + Usage.text)
+            return 2
+        case .success(let command):
+            return command.decodeAll()
+        }
+    }
+
+    enum ParseResult {
+        case success(DecodeCommand)
+        case failure(String)
+    }
+
+    static func parse(_ arguments: [String]) -> ParseResult {
+        var command = DecodeCommand()
+        var index = 0
+        func value(_ flag: String) -> String? {
+            index += 1
+            return index < arguments.count ? arguments[index] : nil
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--checksum": command.checksum = true
+            case "--orient": command.orient = true
+            case "--thumbnail":
+                guard let text = value(argument), let size = Int(text), size > 0 else {
+                    return .failure("--thumbnail needs a positive pixel size")
+                }
+                command.thumbnail = size
+            case "--out":
+                guard let path = value(argument) else { return .failure("--out needs a directory") }
+                command.outputDirectory = URL(fileURLWithPath: path, isDirectory: true)
+            case "--format":
+                switch value(argument) {
+                case "png": command.outputFormat = .png
+                case "jpeg", "jpg": command.outputFormat = .jpeg
+                default: return .failure("--format takes png or jpeg")
+                }
+            case "--":
+                command.files += arguments[(index + 1)...]
+                index = arguments.count
+            default:
+                if argument.hasPrefix("--") { return .failure("unknown option \(argument)") }
+                command.files.append(argument)
+            }
+            index += 1
+        }
+        if command.files.isEmpty { return .failure("no files given") }
+        return .success(command)
+    }
+
+    func decodeAll() -> Int32 {
+        if let outputDirectory {
+            do {
+                try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+            } catch {
+                Console.error("webimage decode: cannot create \(outputDirectory.path): \(error.localizedDescription)\n")
+                return 1
+            }
+        }
+        var failed = false
+        for path in files {
+            do {
+                Console.write(try decode(path) + "\n")
+            } catch {
+                failed = true
+                Console.write("\(path)\terror\t\(Self.message(for: error))\n")
+            }
+        }
+        return failed ? 1 : 0
+    }
+
+    /// Decodes one file and returns its report line.
+    func decode(_ path: String) throws -> String {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        var options = DecodeOptions(applyOrientation: orient)
+        if let thumbnail { options.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
+        let image = try CoderRegistry.shared.decode(data, options: options)
+        var fields = [path, image.format.rawValue, String(image.width), String(image.height), image.pixelFormat.description]
+        if checksum { fields.append(image.rgbaSHA256()) }
+        if let outputDirectory {
+            let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            let target = outputDirectory.appendingPathComponent(name).appendingPathExtension(outputFormat.fileExtension ?? "img")
+            try CoderRegistry.shared.encode(image, as: outputFormat).write(to: target)
+        }
+        return fields.joined(separator: "\t")
+    }
+
+    static func message(for error: any Error) -> String {
+        if let coding = error as? ImageCodingError { return coding.description }
+        return (error as NSError).localizedDescription
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import webimage
+@testable import WebImage
+
+@Suite struct DecodeCommandTests {
+    /// The `webimage` executable built next to this test bundle.
+    static let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("webimage")
+
+    func run(_ arguments: [String]) throws -> (status: Int32, lines: [String]) {
+        let process = Process()
+        process.executableURL = Self.tool
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init))
+    }
+
+    @Test func parsesEveryOption() throws {
+        guard case .success(let command) = DecodeCommand.parse(
+            ["--checksum", "--orient", "--thumbnail", "64", "--out", "/tmp/x", "--format", "jpeg", "a.png", "b.jpg"]
+        ) else { Issue.record("parse failed"); return }
+        #expect(command.checksum && command.orient)
+        #expect(command.thumbnail == 64)
+        #expect(command.outputDirectory?.path == "/tmp/x")
+        #expect(command.outputFormat == .jpeg)
+        #expect(command.files == ["a.png", "b.jpg"])
+    }
+
+    @Test(arguments: [["--thumbnail", "0", "a.png"], ["--bogus", "a.png"], [], ["--format", "gif", "a.png"], ["--out"]])
+    func rejectsBadUsage(arguments: [String]) {
+        guard case .failure = DecodeCommand.parse(arguments) else {
+            Issue.record("\(arguments) should be a usage error")
+            return
+        }
+    }
+
+    @Test func printsOneTabSeparatedLinePerFileWithTheManifestChecksum() throws {
+        let entries = Corpus.entries.filter { $0.path.hasSuffix("pngsuite/basn6a08.png") || $0.path.hasSuffix("pngsuite/basn0g04.png") }
+        #expect(entries.count == 2)
+        let (status, lines) = try run(["decode", "--checksum"] + entries.map(\.url.path))
+        #expect(status == 0)
+        for (entry, line) in zip(entries, lines) {
+            let fields = line.split(separator: "\t").map(String.init)
+            #expect(fields.count == 6)
+            #expect(fields[0] == entry.url.path && fields[1] == "png")
+            #expect(fields[2] == String(entry.width ?? -1) && fields[3] == String(entry.height ?? -1))
+            #expect(fields[5] == entry.expectedRGBASHA256)
+        }
+    }
+
+    @Test func reportsAFailingFileAndKeepsGoingWithExitCodeOne() throws {
+        let good = try #require(Corpus.entries.first { $0.path.hasSuffix("pngsuite/basn2c08.png") })
+        let bad = try #require(Corpus.entries.first { $0.path.hasSuffix("pngsuite/xd0n2c08.png") })
+        let (status, lines) = try run(["decode", bad.url.path, "/nonexistent/file.png", good.url.path])
+        #expect(status == 1)
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix(bad.url.path + "\terror\t"))
+        #expect(lines[1].hasPrefix("/nonexistent/file.png\terror\t"))
+        #expect(lines[2].hasPrefix(good.url.path + "\tpng\t32\t32\trgb8"))
+    }
+
+    @Test func writesThumbnailsThatDecodeAgain() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-test-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let samples = Corpus.packageRoot.appendingPathComponent("Samples")
+        let input = samples.appendingPathComponent("mandelbrot.jpg").path
+        let (status, lines) = try run(["decode", "--thumbnail", "100", "--out", directory.path, input])
+        #expect(status == 0)
+        #expect(lines.first?.hasSuffix("\tjpeg\t100\t67\trgb8") == true)
+        let written = try Data(contentsOf: directory.appendingPathComponent("mandelbrot.png"))
+        let image = try CoderRegistry.shared.decode(written)
+        #expect(image.format == .png && image.width == 100 && image.height == 67)
+    }
+}
