@@ -1,1 +1,96 @@
-#pragma once
+// CPNG: a small C layer over libpng for WebImage.
+//
+// libpng reports errors by calling an error function that must not return; the classic way out is
+// setjmp/longjmp. Every setjmp lives in png_shim.c: each function here returns a status instead, with
+// libpng's own message, so Swift never sees setjmp and no libpng struct leaks into Swift.
+//
+// Decoding uses libpng's progressive ("push") reader, so one state machine serves both a full decode
+// (all bytes fed at once) and an incremental one (bytes fed as they arrive).
+//
+// Thread-safety: a decoder is used by one thread at a time; distinct decoders and encodes are independent.
+
+#ifndef CPNG_H
+#define CPNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma clang assume_nonnull begin
+
+/// What `cpng_decoder_feed` reached.
+typedef enum __attribute__((enum_extensibility(closed))) CPNGStatus {
+    /// Every byte given was taken; the image is not complete yet.
+    CPNGStatusNeedMore = 0,
+    /// The header chunks are read (see `cpng_decoder_header`). Give the decoder its output buffer with
+    /// `cpng_decoder_set_output`, then feed the bytes after the `consumed` count again.
+    CPNGStatusHeaderReady = 1,
+    /// IEND is read and every row was written to the output buffer. Later bytes are ignored.
+    CPNGStatusComplete = 2,
+    /// The header declares more pixels than the decoder's limit; nothing was allocated. Sticky.
+    CPNGStatusTooLarge = 3,
+    /// The data is corrupt; `cpng_decoder_message` says why. Sticky.
+    CPNGStatusFailed = 4,
+} CPNGStatus;
+
+/// The decoded image's geometry, valid once `CPNGStatusHeaderReady` (width and height also with
+/// `CPNGStatusTooLarge`).
+typedef struct CPNGHeader {
+    uint32_t width;
+    uint32_t height;
+    /// Output channels, 8 bits each: 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA.
+    uint32_t channels;
+    /// 1 for an Adam7-interlaced image, 0 otherwise.
+    uint32_t interlaced;
+    /// Bytes of one output row: width × channels.
+    size_t rowBytes;
+} CPNGHeader;
+
+/// An in-progress PNG decode (opaque).
+typedef struct CPNGDecoder CPNGDecoder;
+
+/// Creates a decoder that refuses images of more than `maxPixels` pixels (width × height).
+/// Returns NULL when memory runs out. Output: 16-bit samples reduced to their high byte, gray below
+/// 8 bits expanded, palettes expanded to RGB, tRNS turned into an alpha channel, no gamma correction.
+CPNGDecoder *_Nullable cpng_decoder_create(uint64_t maxPixels);
+
+/// Frees the decoder and everything libpng allocated for it. NULL is ignored.
+void cpng_decoder_destroy(CPNGDecoder *_Nullable decoder);
+
+/// Decodes `count` bytes, the next ones of the file, as far as they go.
+/// `*consumed` receives how many bytes were taken: all of them, except with `CPNGStatusHeaderReady`
+/// where the caller must feed the rest again after `cpng_decoder_set_output`.
+CPNGStatus cpng_decoder_feed(CPNGDecoder *decoder, const uint8_t *_Nullable bytes, size_t count,
+                             size_t *consumed);
+
+/// The geometry read from the header (zeros before it is read).
+CPNGHeader cpng_decoder_header(const CPNGDecoder *decoder);
+
+/// Sets where rows go: row y is written at `pixels + y × bytesPerRow`, `header.rowBytes` bytes of it.
+/// The buffer must hold `bytesPerRow × height` bytes and outlive the decoding. Call it once, after
+/// `CPNGStatusHeaderReady`.
+void cpng_decoder_set_output(CPNGDecoder *decoder, uint8_t *pixels, size_t bytesPerRow);
+
+/// How many rows libpng has delivered so far. For a non-interlaced image these are the top rows, final.
+/// For an interlaced one every row of the image is delivered once per pass that covers it: any non-zero
+/// value means some pixels are in the buffer.
+uint64_t cpng_decoder_rows_delivered(const CPNGDecoder *decoder);
+
+/// libpng's message for `CPNGStatusFailed` (an empty string otherwise). Valid while the decoder lives.
+const char *cpng_decoder_message(const CPNGDecoder *decoder);
+
+/// Encodes 8-bit pixels as a PNG file in memory.
+///
+/// `channels` is 1 (gray), 2 (gray + alpha), 3 (RGB) or 4 (RGBA); `compressionLevel` is zlib's 0–9.
+/// On success returns 1 and sets `*output` to a malloc'd buffer of `*outputCount` bytes, to be released
+/// with `cpng_free`. On failure returns 0, sets `*output` to NULL and writes libpng's message into
+/// `message` (at most `messageCapacity` bytes, NUL-terminated).
+int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t bytesPerRow,
+                uint32_t channels, int compressionLevel, uint8_t *_Nullable *_Nonnull output,
+                size_t *outputCount, char *message, size_t messageCapacity);
+
+/// Releases a buffer `cpng_encode` returned. NULL is ignored.
+void cpng_free(void *_Nullable pointer);
+
+#pragma clang assume_nonnull end
+
+#endif

@@ -68,7 +68,15 @@ struct SHA256 {
     }
 
     private mutating func compress(_ chunk: UnsafeRawBufferPointer) {
-        var w = [UInt32](repeating: 0, count: 64)
+        state = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            Self.compress(chunk, state: state, schedule: w)
+        }
+    }
+
+    private static func compress(
+        _ chunk: UnsafeRawBufferPointer, state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+        schedule w: UnsafeMutableBufferPointer<UInt32>
+    ) -> (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) {
         for i in 0..<16 {
             w[i] = UInt32(chunk[4 * i]) << 24 | UInt32(chunk[4 * i + 1]) << 16 | UInt32(chunk[4 * i + 2]) << 8 | UInt32(chunk[4 * i + 3])
         }
@@ -78,16 +86,18 @@ struct SHA256 {
             w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
         }
         var (a, b, c, d, e, f, g, h) = state
-        for i in 0..<64 {
-            let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-            let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ Self.k[i] &+ w[i]
-            let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ majority
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+        k.withUnsafeBufferPointer { k in
+            for i in 0..<64 {
+                let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+                let choice = (e & f) ^ (~e & g)
+                let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
+                let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                let t2 = s0 &+ majority
+                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+            }
         }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+        return (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
     }
 }
 

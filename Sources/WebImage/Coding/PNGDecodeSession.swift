@@ -1,0 +1,134 @@
+import CPNG
+import Foundation
+
+/// One PNG decode in progress: libpng's progressive reader (through the CPNG shim) writing rows
+/// straight into pooled ``PixelStorage``.
+///
+/// The same state machine serves a full decode (``PNGCoder/decode(_:options:)`` feeds every byte at
+/// once) and an incremental one (``PNGIncrementalDecoder`` feeds bytes as they arrive): the shim pauses
+/// libpng once the header is read, the session checks the pixel-count limit and allocates the pixels,
+/// then decoding resumes into them. Every failure is sticky.
+///
+/// Not thread-safe: one owner uses it at a time. Its libpng state is freed when it is released,
+/// whether or not decoding finished.
+final class PNGDecodeSession {
+    private let decoder: OpaquePointer
+    private let pixelCountLimit: Int
+    private let zeroFillsOutput: Bool
+    private var storage: PixelStorage?
+    private var header = CPNGHeader()
+    private var failure: ImageCodingError?
+    /// Whether `IEND` was read with every row written.
+    private(set) var isComplete = false
+
+    /// Creates a session that refuses images of more than `pixelCountLimit` pixels.
+    /// - Parameter zeroFillsOutput: zero the pixels before decoding into them, so that an interlaced
+    ///   image's partial state shows no stale memory (pooled buffers hold earlier images' pixels).
+    ///   A full decode overwrites every byte and does not need it; non-interlaced rows arrive in
+    ///   order, so ``makePartialImage(scale:)`` zeroes the missing ones itself.
+    /// - Throws: ``ImageCodingError/insufficientMemory(byteCount:)`` when libpng cannot start.
+    init(pixelCountLimit: Int, zeroFillsOutput: Bool) throws(ImageCodingError) {
+        guard let decoder = cpng_decoder_create(UInt64(max(pixelCountLimit, 0))) else {
+            throw .insufficientMemory(byteCount: 0)
+        }
+        self.decoder = decoder
+        self.pixelCountLimit = pixelCountLimit
+        self.zeroFillsOutput = zeroFillsOutput
+    }
+
+    deinit {
+        cpng_decoder_destroy(decoder)
+    }
+
+    /// Decodes `bytes`, the next bytes of the file, as far as they go.
+    /// - Returns: whether the image is complete (later bytes are then ignored).
+    /// - Throws: ``ImageCodingError`` `imageTooLarge`, `corruptData` or `insufficientMemory`; the same
+    ///   error again on every later call.
+    func feed(_ bytes: UnsafeRawBufferPointer) throws(ImageCodingError) -> Bool {
+        if let failure { throw failure }
+        var remaining = bytes
+        while true {
+            var consumed = 0
+            let status = cpng_decoder_feed(
+                decoder, remaining.baseAddress?.assumingMemoryBound(to: UInt8.self), remaining.count, &consumed)
+            switch status {
+            case .needMore:
+                return false
+            case .complete:
+                isComplete = true
+                return true
+            case .headerReady:
+                do {
+                    try prepareOutput()
+                } catch {
+                    failure = error
+                    throw error
+                }
+                remaining = UnsafeRawBufferPointer(rebasing: remaining[consumed...])
+            case .tooLarge:
+                let declared = cpng_decoder_header(decoder)
+                let error = ImageCodingError.imageTooLarge(
+                    width: Int(declared.width), height: Int(declared.height), limit: pixelCountLimit)
+                failure = error
+                throw error
+            case .failed:
+                let error = ImageCodingError.corruptData(
+                    format: .png, reason: String(cString: cpng_decoder_message(decoder)))
+                failure = error
+                throw error
+            }
+        }
+    }
+
+    /// The complete image, or `nil` before ``isComplete``.
+    func makeImage(scale: Double) -> Image? {
+        guard isComplete, let storage, let pixelFormat else { return nil }
+        return Image(storage: storage, width: Int(header.width), height: Int(header.height),
+                     pixelFormat: pixelFormat, bytesPerRow: header.rowBytes, format: .png, scale: scale)
+    }
+
+    /// A full-size copy of the pixels decoded so far, the rest zero; `nil` before the first row or if
+    /// memory for the copy runs out.
+    func makePartialImage(scale: Double) -> Image? {
+        guard let storage, let pixelFormat, cpng_decoder_rows_delivered(decoder) > 0 else { return nil }
+        let height = Int(header.height)
+        let rowBytes = header.rowBytes
+        let byteCount = rowBytes * height
+        guard let copy = try? PixelStorage(byteCount: byteCount) else { return nil }
+        // Interlaced output starts zeroed (zeroFillsOutput) and gains pixels all over the image;
+        // non-interlaced output holds exactly the top `rowsDelivered` rows.
+        let finalRows = header.interlaced != 0
+            ? height
+            : min(Int(clamping: cpng_decoder_rows_delivered(decoder)), height)
+        copy.bytes.copyMemory(from: storage.bytes, byteCount: finalRows * rowBytes)
+        (copy.bytes + finalRows * rowBytes).initializeMemory(as: UInt8.self, repeating: 0,
+                                                             count: byteCount - finalRows * rowBytes)
+        return Image(storage: copy, width: Int(header.width), height: height, pixelFormat: pixelFormat,
+                     bytesPerRow: rowBytes, format: .png, scale: scale)
+    }
+
+    private var pixelFormat: PixelFormat? {
+        switch header.channels {
+        case 1: .gray8
+        case 2: .grayAlpha8
+        case 3: .rgb8
+        case 4: .rgba8
+        default: nil
+        }
+    }
+
+    /// Allocates the pixels for the header just read and hands them to libpng.
+    private func prepareOutput() throws(ImageCodingError) {
+        header = cpng_decoder_header(decoder)
+        let (byteCount, overflow) = header.rowBytes.multipliedReportingOverflow(by: Int(header.height))
+        guard !overflow else {
+            throw .imageTooLarge(width: Int(header.width), height: Int(header.height), limit: pixelCountLimit)
+        }
+        let storage = try PixelStorage(byteCount: byteCount)
+        if zeroFillsOutput && header.interlaced != 0 {
+            storage.bytes.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+        }
+        cpng_decoder_set_output(decoder, storage.bytes.assumingMemoryBound(to: UInt8.self), header.rowBytes)
+        self.storage = storage
+    }
+}
