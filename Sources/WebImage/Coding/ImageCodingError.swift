@@ -6,6 +6,9 @@ public enum ImageCodingError: Error, Sendable, Hashable, CustomStringConvertible
     case unsupportedFormat(ImageFormat)
     /// The bytes claim to be `format` but break its rules; `reason` is the library's own message.
     case corruptData(format: ImageFormat, reason: String)
+    /// The bytes are a valid `format` file using a feature this coder's library does not support
+    /// (such as 12-bit JPEG samples); `reason` says which.
+    case unsupportedFeature(format: ImageFormat, reason: String)
     /// The data ends before the image is complete (an interrupted download, a truncated file).
     case truncatedData(format: ImageFormat)
     /// The header declares more pixels than ``DecodeOptions/pixelCountLimit`` allows; nothing was allocated.
@@ -28,6 +31,8 @@ public enum ImageCodingError: Error, Sendable, Hashable, CustomStringConvertible
                 : "no coder is registered that can decode \(format) images"
         case .corruptData(let format, let reason):
             "the \(format) data is corrupt: \(reason)"
+        case .unsupportedFeature(let format, let reason):
+            "the \(format) data uses a feature WebImage cannot decode: \(reason)"
         case .truncatedData(let format):
             "the \(format) data ends before the image is complete (truncated file or download)"
         case .imageTooLarge(let width, let height, let limit):

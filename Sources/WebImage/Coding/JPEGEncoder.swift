@@ -1,0 +1,53 @@
+import CJPEG
+import Foundation
+
+/// Writes ``Image``s as baseline JPEG through libjpeg-turbo (the encoding half of ``JPEGCoder``).
+enum JPEGEncoder {
+    /// Encodes `image` as JPEG.
+    ///
+    /// Gray images stay gray; colour images become YCbCr (4:4:4 from quality 0.9 up, 4:2:0 below).
+    /// Alpha is composed over ``EncodeOptions/backgroundColor`` (a gray image over a coloured
+    /// background becomes colour). ``EncodeOptions/maxPixelSize`` scales down first, keeping the
+    /// aspect ratio. Quality 0...1 maps to libjpeg 1...100.
+    /// - Throws: ``ImageCodingError/encodingFailed(format:reason:)`` with libjpeg's message, or
+    ///   ``ImageCodingError/insufficientMemory(byteCount:)`` if scaling down runs out of memory.
+    static func encode(_ image: Image, options: EncodeOptions) throws(ImageCodingError) -> Data {
+        var source = image
+        if let limit = options.maxPixelSize, limit > 0, max(image.width, image.height) > limit {
+            source = try Resampler.resample(image, to: fitted(image.size, within: limit))
+        }
+        let quality = options.compressionQuality.isNaN ? 0.9 : min(max(options.compressionQuality, 0), 1)
+        let background = options.backgroundColor
+        let grayBackground = background.red == background.green && background.green == background.blue
+        let outComponents: Int32 = switch source.pixelFormat {
+        case .gray8: 1
+        case .grayAlpha8: grayBackground ? 1 : 3
+        case .rgb8, .rgba8: 3
+        }
+        let backgroundBytes: [UInt8] = [background.red, background.green, background.blue]
+        var encoded = cjpeg_encoded()
+        let messageSize = 256
+        var message = [CChar](repeating: 0, count: messageSize)
+        let status = source.withUnsafePixels { pixels in
+            backgroundBytes.withUnsafeBufferPointer { backgroundPointer in
+                cjpeg_encode(pixels.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                             UInt32(source.width), UInt32(source.height), source.bytesPerRow,
+                             Int32(source.pixelFormat.bytesPerPixel), outComponents,
+                             Int32(max(1, (quality * 100).rounded())), quality >= 0.9 ? 1 : 0,
+                             backgroundPointer.baseAddress, &encoded, &message, messageSize)
+            }
+        }
+        guard status == 0, let bytes = encoded.bytes else {
+            let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw .encodingFailed(format: .jpeg, reason: reason.isEmpty ? "libjpeg failed" : reason)
+        }
+        return Data(bytesNoCopy: bytes, count: encoded.count, deallocator: .free)
+    }
+
+    /// `size` scaled so that its longer side is `limit`, keeping the aspect ratio (at least 1×1).
+    static func fitted(_ size: PixelSize, within limit: Int) -> PixelSize {
+        let factor = Double(limit) / Double(max(size.width, size.height))
+        return PixelSize(width: max(1, min(limit, Int((Double(size.width) * factor).rounded()))),
+                         height: max(1, min(limit, Int((Double(size.height) * factor).rounded()))))
+    }
+}
