@@ -46,7 +46,7 @@ struct DemoCommand {
                 let target = outputDirectory.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".png")
                 try CoderRegistry.shared.encode(thumbnail, as: .png).write(to: target)
                 rows.append([name, image.format.rawValue, "\(image.width)x\(image.height)", image.pixelFormat.description,
-                             stored.orientation == .up ? "up" : "\(stored.orientation), applied", Self.milliseconds(elapsed), "\(thumbnail.width)x\(thumbnail.height)"])
+                             stored.orientation == .up ? "up" : "\(stored.orientation) (\(stored.orientation.rawValue)), applied", Self.milliseconds(elapsed), "\(thumbnail.width)x\(thumbnail.height)"])
             } catch {
                 failed = true
                 rows.append([name, "error", DecodeCommand.message(for: error), "", "", "", ""])

@@ -9,13 +9,14 @@ public struct EncodeOptions: Sendable, Hashable {
     /// Scale the image down (keeping its aspect ratio) so that neither side exceeds this many pixels
     /// before encoding; default `nil` (encode at full size).
     public var maxPixelSize: Int?
-    /// PNG zlib compression level 0–9; default 6 (zlib's own default). Lower is faster and larger.
+    /// PNG zlib compression level 0–9; default 3. On photographs level 3 writes files within about 6 %
+    /// of level 6 (zlib's own default) in a third of the time; 0 stores without compression.
     public var pngCompressionLevel: Int
 
     /// Creates encode options; every parameter defaults to the property's documented default.
     public init(
         compressionQuality: Double = 0.9, backgroundColor: PixelColor = .white,
-        maxPixelSize: Int? = nil, pngCompressionLevel: Int = 6
+        maxPixelSize: Int? = nil, pngCompressionLevel: Int = 3
     ) {
         self.compressionQuality = compressionQuality
         self.backgroundColor = backgroundColor

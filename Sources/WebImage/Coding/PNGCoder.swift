@@ -76,7 +76,7 @@ public struct PNGCoder: ProgressiveImageCoder {
     ///   - image: the pixels to write: ``PixelFormat/gray8``, ``PixelFormat/grayAlpha8``,
     ///     ``PixelFormat/rgb8`` or ``PixelFormat/rgba8``.
     ///   - format: must be ``ImageFormat/png``.
-    ///   - options: ``EncodeOptions/pngCompressionLevel`` (zlib level, clamped to 0–9; default 6) and
+    ///   - options: ``EncodeOptions/pngCompressionLevel`` (zlib level, clamped to 0–9; default 3) and
     ///     ``EncodeOptions/maxPixelSize`` (when a side is longer, the image is first scaled down,
     ///     keeping its aspect ratio, with an area-averaging filter). Other options do not apply to PNG.
     /// - Returns: the complete file.
