@@ -22,9 +22,11 @@ let package = Package(
         // C shims: all setjmp/longjmp error handling lives here, never in Swift.
         .target(name: "CPNG", dependencies: ["CLibPNG"]),
         .target(name: "CJPEG", dependencies: ["CLibJPEG"]),
+        // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
+        .target(name: "CFileSystem"),
         .target(
             name: "WebImage",
-            dependencies: ["CPNG", "CJPEG"],
+            dependencies: ["CPNG", "CJPEG", "CFileSystem"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         .executableTarget(name: "webimage", dependencies: ["WebImage"]),

@@ -13,5 +13,12 @@ enum Usage {
       --out DIR       write each decoded image into DIR as <name>.png (or .jpg with --format jpeg)
       --format F      the format --out writes: png (default) or jpeg
 
+           webimage cache stats DIR              entries and bytes of a disk cache directory
+           webimage cache sweep DIR [--max-age SECONDS] [--max-size BYTES]
+                                                 remove expired entries, then least recently used ones
+                                                 down to half of --max-size; print the report
+           webimage cache fill DIR [--count N] [--size PIXELS]
+                                                 store N generated PNG images (keys fill-0.png ...)
+
     """
 }

@@ -12,6 +12,8 @@ case nil:
     status = DemoCommand().run()
 case "decode":
     status = DecodeCommand.run(Array(arguments.dropFirst()))
+case "cache":
+    status = await CacheCommand.run(Array(arguments.dropFirst()))
 case "help", "-h", "--help":
     Console.write(Usage.text)
     status = 0

@@ -1,106 +1,27 @@
-// The codec benchmarks: WebImage next to the same work done by libjpeg/libpng from a bare C loop,
-// tjbench and vipsthumbnail, in one run. Ratios are reference time / our time (> 1: we are faster).
-import CBaseline
+// The benchmarks: WebImage next to the same work done by a reference (a bare C loop over the same
+// libraries, tjbench, vipsthumbnail, a bare Mutex dictionary, plain read/write, find) in one run.
+// Ratios are reference time / our time: above 1, we are faster.
+//
+//   swift run -c release --package-path Benchmarks bench [codecs|caches]...
 import Foundation
-import WebImage
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
 let corpus = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/large")
 let iterations = Int(ProcessInfo.processInfo.environment["BENCH_ITERATIONS"] ?? "") ?? 15
 
-struct Sample {
-    var name: String
-    var path: String
-    var format: ImageFormat
-}
-
-let samples = [
-    Sample(name: "20.4 MP photo, JPEG 4:2:2", path: "lomiri/Kleiber_by_Lukas_Baubkus.jpg", format: .jpeg),
-    Sample(name: "5120x2880 JPEG 4:2:0", path: "plasma/Volna/contents/images/5120x2880.jpg", format: .jpeg),
-    Sample(name: "5120x2880 progressive JPEG 4:4:4", path: "plasma/Flow/contents/images_dark/5120x2880.jpg", format: .jpeg),
-    Sample(name: "5120x2880 PNG", path: "plasma/MilkyWay/contents/images/5120x2880.png", format: .png),
-]
-
-var rows: [Row] = []
-var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 6100 * 3400 * 4, alignment: 64)
-defer { buffer.deallocate() }
-
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("bench: \(message)\n".utf8))
     exit(1)
 }
 
-for sample in samples {
-    let url = corpus.appendingPathComponent(sample.path)
-    guard let data = try? Data(contentsOf: url) else { fail("missing corpus file \(url.path)") }
-    let image: Image
-    do { image = try CoderRegistry.shared.decode(data) } catch { fail("\(sample.name): \(error)") }
-    let megapixels = Double(image.width * image.height) / 1e6
-
-    let ours = Measure.median(iterations: iterations) {
-        _ = try? CoderRegistry.shared.decode(data)
-    }
-    let reference = data.withUnsafeBytes { bytes in
-        Measure.median(iterations: iterations) {
-            var width: Int32 = 0, height: Int32 = 0, channels: Int32 = 0
-            let base = bytes.bindMemory(to: UInt8.self).baseAddress
-            let status = sample.format == .jpeg
-                ? baseline_decode_jpeg(base, bytes.count, 1, buffer.baseAddress, buffer.count, &width, &height)
-                : baseline_decode_png(base, bytes.count, buffer.baseAddress, buffer.count, &width, &height, &channels)
-            if status != 0 { fail("the C baseline could not decode \(sample.path)") }
-        }
-    }
-    rows.append(Row(name: "decode \(sample.name)", ours: ours, reference: "C loop, same library",
-                    referenceValue: reference, megapixels: megapixels, goal: 0.95))
-
-    if sample.format == .jpeg, let tjbench = Measure.which("tjbench") {
-        // tjbench prints "Throughput: N Megapixels/sec" for its decompression of the file.
-        if let run = try? Measure.run(tjbench, [url.path, "-rgb", "-benchtime", "2", "-warmup", "1"]),
-           let line = run.output.split(separator: "\n").first(where: { $0.contains("Throughput") }),
-           let value = line.split(separator: " ").compactMap({ Double($0) }).first {
-            rows.append(Row(name: "decode \(sample.name)", ours: ours, reference: "tjbench -rgb",
-                            referenceValue: megapixels / value * 1000, megapixels: megapixels, goal: 0.95))
-        }
-    } else if sample.format == .jpeg {
-        rows.append(Row(name: "decode \(sample.name)", ours: ours, reference: "tjbench", referenceValue: nil,
-                        megapixels: megapixels, note: "apt-get install libjpeg-turbo-progs"))
-    }
+let selected = Set(CommandLine.arguments.dropFirst())
+var rows: [Row] = []
+do {
+    if selected.isEmpty || selected.contains("codecs") { rows += try CodecBenchmarks.run(iterations: iterations) }
+    if selected.isEmpty || selected.contains("caches") { rows += try await CacheBenchmarks.run(iterations: iterations) }
+} catch {
+    fail("\(error)")
 }
-
-// Thumbnails of the 20.4 MP photo to fit 512 px.
-let photo = corpus.appendingPathComponent(samples[0].path)
-guard let photoData = try? Data(contentsOf: photo) else { fail("missing \(photo.path)") }
-let thumbnailOptions = DecodeOptions(thumbnailPixelSize: PixelSize(width: 512, height: 512))
-let inProcess = Measure.median(iterations: iterations) {
-    _ = try? CoderRegistry.shared.decode(photoData, options: thumbnailOptions)
-}
-let dctOnly = photoData.withUnsafeBytes { bytes in
-    Measure.median(iterations: iterations) {
-        var width: Int32 = 0, height: Int32 = 0
-        _ = baseline_decode_jpeg(bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count, 8, buffer.baseAddress, buffer.count, &width, &height)
-    }
-}
-rows.append(Row(name: "thumbnail 512 of the 20.4 MP photo, in process", ours: inProcess,
-                reference: "C loop, 1/8 DCT decode only", referenceValue: dctOnly, goal: nil))
-
-let tool = ProcessInfo.processInfo.environment["WEBIMAGE_BIN"] ?? packageRoot.appendingPathComponent(".build/release/webimage").path
-let out = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-bench-\(getpid())")
-try? FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: out) }
-if !FileManager.default.isExecutableFile(atPath: tool) {
-    FileHandle.standardError.write(Data("bench: \(tool) is missing: run `swift build -c release --product webimage` in the package root\n".utf8))
-} else {
-    let vips = Measure.which("vipsthumbnail")
-    let vipsTime = try? vips.map { try Measure.process($0, ["-s", "512", "-o", out.path + "/%s-vips.jpg", photo.path], iterations: iterations) }
-    for format in ["png", "jpeg"] {
-        let ours = try Measure.process(tool, ["decode", "--thumbnail", "512", "--format", format, "--out", out.path, photo.path],
-                                       iterations: iterations)
-        rows.append(Row(name: "webimage decode --thumbnail 512 --format \(format), whole process", ours: ours,
-                        reference: "vipsthumbnail -s 512 (jpeg)", referenceValue: vipsTime ?? nil, goal: 1.5,
-                        note: "apt-get install libvips-tools"))
-    }
-}
-
-print("WebImage codec benchmarks: median of \(iterations) runs; ratio = reference time / our time (above 1: faster)")
+print("WebImage benchmarks: median of \(iterations) runs; ratio = reference time / our time (above 1: faster)")
 print(Row.table(rows))

@@ -1,0 +1,269 @@
+import Foundation
+
+/// A directory of files named by the MD5 of their keys, with an age limit and a size limit that
+/// it enforces while the process runs.
+///
+/// - Writes are crash-safe: a temporary file in the same directory, renamed into place; a process
+///   killed at any moment never leaves an entry that reads back half-written.
+/// - An in-memory index of the directory (built at start, kept up to date) answers ``contains(_:)``
+///   and ``totalSize()`` without a system call.
+/// - Every hit records its access time on the file itself, so least-recently-used sweeps and
+///   ``DiskExpireType/accessDate`` work on `relatime`/`noatime` mounts and across restarts.
+/// - Sweeps (``removeExpiredData()``) run at start-up, every ``ImageCacheConfig/diskSweepInterval``,
+///   and whenever a store pushes the total past ``ImageCacheConfig/maxDiskSize``: expired entries go
+///   first, then least recently used ones until the total is at most half the limit.
+///
+/// Sizes are bytes allocated on disk (`st_blocks × 512`), which is what fills a disk.
+public actor DiskCache {
+    /// The directory holding this cache's files.
+    public nonisolated let directory: URL
+    /// The limits and behaviour this cache was created with.
+    public nonisolated let config: ImageCacheConfig
+
+    private struct Entry {
+        var allocatedBytes: Int
+        var accessTime: Double
+        var modificationTime: Double
+    }
+
+    private var index: [String: Entry] = [:]
+    private var indexedBytes = 0
+    private var sweepTask: Task<Void, Never>?
+
+    /// Opens (creating if needed, mode 0700) the cache directory and indexes what it holds, then
+    /// sweeps it in the background.
+    ///
+    /// - Parameters:
+    ///   - namespace: the sub-folder of this cache under the base folder; default `"default"`.
+    ///   - config: limits and the base folder (``ImageCacheConfig/diskCacheDirectory``, default
+    ///     `$XDG_CACHE_HOME/WebImage` or `~/.cache/WebImage`).
+    /// - Throws: ``DiskCacheError/directoryUnavailable(path:errno:)`` if the directory cannot be
+    ///   created or read.
+    public init(namespace: String = "default", config: ImageCacheConfig = ImageCacheConfig()) throws(DiskCacheError) {
+        let base = config.diskCacheDirectory ?? ImageCacheConfig.defaultDiskCacheDirectory
+        try self.init(directory: base.appendingPathComponent(namespace, isDirectory: true), config: config)
+    }
+
+    /// Opens (creating if needed, mode 0700) the cache in exactly `directory`.
+    /// - Throws: ``DiskCacheError/directoryUnavailable(path:errno:)``.
+    public init(directory: URL, config: ImageCacheConfig = ImageCacheConfig()) throws(DiskCacheError) {
+        self.directory = directory
+        self.config = config
+        let path = directory.path
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            // Create missing parents with the same mode, then the directory itself.
+            var partial = ""
+            for component in path.split(separator: "/") {
+                partial += "/" + component
+                if mkdir(partial, 0o700) != 0 && errno != EEXIST {
+                    throw .directoryUnavailable(path: path, errno: errno)
+                }
+            }
+        }
+        let listing = try DiskFile.list(path)
+        var index: [String: Entry] = [:]
+        var total = 0
+        for file in listing where !file.name.hasPrefix(".") {
+            index[file.name] = Entry(allocatedBytes: file.allocatedBytes, accessTime: file.accessTime, modificationTime: file.modificationTime)
+            total += file.allocatedBytes
+        }
+        self.index = index
+        self.indexedBytes = total
+        Self.removeLeftovers(in: path, listing: listing, index: index, temporaryGrace: 0)
+        Task { await self.startSweeping() }
+    }
+
+    deinit {
+        sweepTask?.cancel()
+    }
+
+    /// The path the entry for `key` is (or would be) stored at. Pure: no system call.
+    public nonisolated func path(forKey key: String) -> String {
+        directory.path + "/" + DiskCacheFileName.make(forKey: key)
+    }
+
+    /// Whether an entry for `key` is in the cache, from the in-memory index (no system call).
+    /// A file removed behind the cache's back is noticed at the next read or sweep.
+    public func contains(_ key: String) -> Bool {
+        indexedName(forKey: key) != nil
+    }
+
+    /// The bytes stored for `key`, or `nil` on a miss. Looks under the name with the key's
+    /// extension, then without it, then in ``ImageCacheConfig/additionalReadPaths``. A hit records
+    /// the access time. A file deleted behind the cache's back is a miss.
+    /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` when the file exists but cannot be read.
+    public func data(forKey key: String) throws(DiskCacheError) -> Data? {
+        if let name = indexedName(forKey: key) {
+            let path = directory.path + "/" + name
+            if let data = try DiskFile.read(path) {
+                DiskFile.touch(path)
+                index[name]?.accessTime = Self.now()
+                return data
+            }
+            forget(name)
+        }
+        let name = DiskCacheFileName.make(forKey: key)
+        for folder in config.additionalReadPaths {
+            for candidate in [name, DiskCacheFileName.withoutExtension(name)].compactMap({ $0 }) {
+                if let data = try DiskFile.read(folder.path + "/" + candidate) { return data }
+            }
+        }
+        return nil
+    }
+
+    /// The metadata stored with the entry for `key`, or `nil` when there is no entry or no metadata.
+    public func metadata(forKey key: String) -> DiskCacheMetadata? {
+        guard let name = indexedName(forKey: key),
+              let bytes = DiskFile.metadata(of: directory.path + "/" + name) else { return nil }
+        return try? JSONDecoder().decode(DiskCacheMetadata.self, from: bytes)
+    }
+
+    /// Stores `data` for `key` (replacing any entry) with optional metadata, crash-safely; then, if
+    /// the total passes ``ImageCacheConfig/maxDiskSize``, sweeps down to half of it.
+    /// - Throws: ``DiskCacheError/writeFailed(path:errno:)`` (disk full, read-only, ...); the cache
+    ///   then holds exactly what it held before.
+    public func store(_ data: Data, forKey key: String, metadata: DiskCacheMetadata? = nil) throws(DiskCacheError) {
+        let name = DiskCacheFileName.make(forKey: key)
+        let path = directory.path + "/" + name
+        let encoded = metadata.flatMap { try? JSONEncoder().encode($0) }
+        try DiskFile.write(data, to: path, metadata: encoded, durability: config.diskWriteDurability)
+        let now = Self.now()
+        let size = DiskFile.allocatedSize(path) ?? Self.roundedToBlocks(data.count)
+        indexedBytes += size - (index[name]?.allocatedBytes ?? 0)
+        index[name] = Entry(allocatedBytes: size, accessTime: now, modificationTime: now)
+        if config.maxDiskSize > 0 && indexedBytes > config.maxDiskSize {
+            _ = evictLeastRecentlyUsed(downTo: config.maxDiskSize / 2)
+        }
+    }
+
+    /// Replaces the metadata of an existing entry (rewrites the entry crash-safely).
+    /// - Returns: whether an entry existed.
+    /// - Throws: ``DiskCacheError`` from reading or writing the entry.
+    @discardableResult
+    public func setMetadata(_ metadata: DiskCacheMetadata?, forKey key: String) throws(DiskCacheError) -> Bool {
+        guard let name = indexedName(forKey: key), let data = try DiskFile.read(directory.path + "/" + name) else { return false }
+        try store(data, forKey: key, metadata: metadata)
+        return true
+    }
+
+    /// Removes the entry for `key`, if any.
+    public func remove(forKey key: String) {
+        let name = DiskCacheFileName.make(forKey: key)
+        for candidate in [name, DiskCacheFileName.withoutExtension(name)].compactMap({ $0 }) {
+            DiskFile.remove(directory.path + "/" + candidate)
+            forget(candidate)
+        }
+    }
+
+    /// Removes every entry (the directory stays).
+    public func removeAll() {
+        if let listing = try? DiskFile.list(directory.path) {
+            for file in listing { unlink(directory.path + "/" + file.name) }
+        }
+        index.removeAll()
+        indexedBytes = 0
+    }
+
+    /// The bytes the entries occupy on disk, from the index (no system call).
+    public func totalSize() -> Int { indexedBytes }
+
+    /// The number of entries, from the index (no system call).
+    public func count() -> Int { index.count }
+
+    /// Re-reads the directory, removes entries older than ``ImageCacheConfig/maxDiskAge`` (by
+    /// ``ImageCacheConfig/diskExpireType``), then, if the total still passes
+    /// ``ImageCacheConfig/maxDiskSize``, removes least recently used entries until it is at most half.
+    /// - Returns: what was removed and what remains.
+    @discardableResult
+    public func removeExpiredData() -> DiskCacheSweepReport {
+        if let listing = try? DiskFile.list(directory.path) {
+            var fresh: [String: Entry] = [:]
+            var total = 0
+            for file in listing where !file.name.hasPrefix(".") {
+                fresh[file.name] = Entry(allocatedBytes: file.allocatedBytes, accessTime: file.accessTime, modificationTime: file.modificationTime)
+                total += file.allocatedBytes
+            }
+            index = fresh
+            indexedBytes = total
+            Self.removeLeftovers(in: directory.path, listing: listing, index: fresh, temporaryGrace: 60)
+        }
+        var report = DiskCacheSweepReport(expiredCount: 0, evictedCount: 0, removedBytes: 0, remainingCount: 0, remainingBytes: 0)
+        if config.maxDiskAge >= 0 {
+            let cutoff = Self.now() - config.maxDiskAge
+            for (name, entry) in index where date(of: entry) < cutoff {
+                DiskFile.remove(directory.path + "/" + name)
+                forget(name)
+                report.expiredCount += 1
+                report.removedBytes += entry.allocatedBytes
+            }
+        }
+        if config.maxDiskSize > 0 && indexedBytes > config.maxDiskSize {
+            let evicted = evictLeastRecentlyUsed(downTo: config.maxDiskSize / 2)
+            report.evictedCount = evicted.count
+            report.removedBytes += evicted.bytes
+        }
+        report.remainingCount = index.count
+        report.remainingBytes = indexedBytes
+        return report
+    }
+
+    // MARK: - Internals
+
+    private func startSweeping() {
+        removeExpiredData()
+        guard let interval = config.diskSweepInterval, sweepTask == nil else { return }
+        sweepTask = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard let self, !Task.isCancelled else { return }
+                await self.removeExpiredData()
+            }
+        }
+    }
+
+    private func indexedName(forKey key: String) -> String? {
+        let name = DiskCacheFileName.make(forKey: key)
+        if index[name] != nil { return name }
+        if let bare = DiskCacheFileName.withoutExtension(name), index[bare] != nil { return bare }
+        return nil
+    }
+
+    private func forget(_ name: String) {
+        if let entry = index.removeValue(forKey: name) { indexedBytes -= entry.allocatedBytes }
+    }
+
+    private func date(of entry: Entry) -> Double {
+        config.diskExpireType == .accessDate ? max(entry.accessTime, entry.modificationTime) : entry.modificationTime
+    }
+
+    private func evictLeastRecentlyUsed(downTo target: Int) -> (count: Int, bytes: Int) {
+        var removed = (count: 0, bytes: 0)
+        for (name, entry) in index.sorted(by: { $0.value.accessTime < $1.value.accessTime }) {
+            if indexedBytes <= target { break }
+            DiskFile.remove(directory.path + "/" + name)
+            forget(name)
+            removed.count += 1
+            removed.bytes += entry.allocatedBytes
+        }
+        return removed
+    }
+
+    /// Removes temporary files a killed process left (older than `temporaryGrace` seconds, so that
+    /// another process's write in flight is not disturbed) and sidecars whose entry is gone.
+    private static func removeLeftovers(in directory: String, listing: [DiskFile.Listing], index: [String: Entry],
+                                        temporaryGrace: Double) {
+        let cutoff = now() - temporaryGrace
+        for file in listing {
+            if file.name.hasPrefix(DiskFile.temporaryPrefix) && (temporaryGrace == 0 || file.modificationTime < cutoff) {
+                unlink(directory + "/" + file.name)
+            } else if file.name.hasPrefix(DiskFile.sidecarPrefix),
+                      index[String(file.name.dropFirst(DiskFile.sidecarPrefix.count))] == nil {
+                unlink(directory + "/" + file.name)
+            }
+        }
+    }
+
+    private static func roundedToBlocks(_ byteCount: Int) -> Int { (byteCount + 4095) / 4096 * 4096 }
+
+    private static func now() -> Double { Date().timeIntervalSince1970 }
+}

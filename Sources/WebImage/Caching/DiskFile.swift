@@ -1,0 +1,158 @@
+import CFileSystem
+import Foundation
+
+/// The system calls behind ``DiskCache``: crash-safe writes (temporary file + rename), reads with
+/// `open`/`read`, metadata in an extended attribute or a sidecar, and fast directory listing.
+enum DiskFile {
+    static let metadataAttribute = "user.webimage.metadata"
+    static let temporaryPrefix = ".tmp-"
+    static let sidecarPrefix = ".meta-"
+
+    /// Writes `data` to `path` so that the file either keeps its old content or has all the new
+    /// content, never part of it: a temporary file in the same directory, renamed into place.
+    /// Metadata goes in an extended attribute of the temporary file (or a sidecar file).
+    /// - Throws: ``DiskCacheError/writeFailed(path:errno:)``; the temporary file is removed.
+    static func write(_ data: Data, to path: String, metadata: Data?, durability: DiskWriteDurability) throws(DiskCacheError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = directory + "/" + temporaryPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .writeFailed(path: path, errno: Glibc.errno) }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if Glibc.errno == EINTR { continue }
+                    failure = Glibc.errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == 0, durability == .synchronized, fsync(fd) != 0 { failure = Glibc.errno }
+        var needsSidecar = false
+        if failure == 0, let metadata {
+            let status = metadata.withUnsafeBytes { wi_fsetxattr(fd, metadataAttribute, $0.baseAddress, $0.count) }
+            if status != 0 {
+                if Glibc.errno == ENOTSUP || Glibc.errno == E2BIG || Glibc.errno == ERANGE { needsSidecar = true } else { failure = Glibc.errno }
+            }
+        }
+        if close(fd) != 0 && failure == 0 { failure = Glibc.errno }
+        if failure == 0, needsSidecar, let metadata {
+            do { try write(metadata, to: sidecarPath(for: path), metadata: nil, durability: durability) } catch { failure = error.errno }
+        } else if failure == 0 {
+            unlink(sidecarPath(for: path))   // an older entry's sidecar must not outlive it
+        }
+        if failure == 0, rename(temporary, path) != 0 { failure = Glibc.errno }
+        guard failure == 0 else {
+            unlink(temporary)
+            throw .writeFailed(path: path, errno: failure)
+        }
+        if durability == .synchronized {
+            let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directoryFD >= 0 {
+                fsync(directoryFD)
+                close(directoryFD)
+            }
+        }
+    }
+
+    /// The whole content of `path`, or nil when it does not exist.
+    /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` for any other failure.
+    static func read(_ path: String) throws(DiskCacheError) -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if Glibc.errno == ENOENT || Glibc.errno == ENOTDIR { return nil }
+            throw .readFailed(path: path, errno: Glibc.errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .readFailed(path: path, errno: Glibc.errno) }
+        var data = Data(count: Int(info.st_size))
+        var failure: Int32 = 0
+        var total = 0
+        data.withUnsafeMutableBytes { buffer in
+            while total < buffer.count {
+                let count = Glibc.read(fd, buffer.baseAddress! + total, buffer.count - total)
+                if count < 0 {
+                    if Glibc.errno == EINTR { continue }
+                    failure = Glibc.errno
+                    return
+                }
+                if count == 0 { break }
+                total += count
+            }
+        }
+        guard failure == 0 else { throw .readFailed(path: path, errno: failure) }
+        if total < data.count { data.count = total }   // shrank while reading
+        return data
+    }
+
+    /// The metadata bytes stored with `path`, from its extended attribute or its sidecar.
+    static func metadata(of path: String) -> Data? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var length = wi_getxattr(path, metadataAttribute, &buffer, buffer.count)
+        if length < 0 && Glibc.errno == ERANGE {
+            let needed = wi_getxattr(path, metadataAttribute, nil, 0)
+            if needed > 0 {
+                buffer = [UInt8](repeating: 0, count: needed)
+                length = wi_getxattr(path, metadataAttribute, &buffer, buffer.count)
+            }
+        }
+        if length >= 0 { return Data(buffer.prefix(length)) }
+        return (try? read(sidecarPath(for: path))) ?? nil
+    }
+
+    /// Removes `path` and its sidecar; returns whether the file existed.
+    @discardableResult
+    static func remove(_ path: String) -> Bool {
+        let removed = unlink(path) == 0
+        unlink(sidecarPath(for: path))
+        return removed
+    }
+
+    /// Records an access now (the file's access time), leaving its modification time alone.
+    static func touch(_ path: String) {
+        _ = wi_touch_access_time(path)
+    }
+
+    static func sidecarPath(for path: String) -> String {
+        let name = (path as NSString).lastPathComponent
+        return (path as NSString).deletingLastPathComponent + "/" + sidecarPrefix + name
+    }
+
+    struct Listing {
+        var name: String
+        var allocatedBytes: Int
+        var accessTime: Double
+        var modificationTime: Double
+    }
+
+    /// Every regular file in `directory` (readdir + fstatat).
+    /// - Throws: ``DiskCacheError/directoryUnavailable(path:errno:)``.
+    static func list(_ directory: String) throws(DiskCacheError) -> [Listing] {
+        final class Collector {
+            var entries: [Listing] = []
+        }
+        let collector = Collector()
+        let status = withExtendedLifetime(collector) {
+            wi_list_directory(directory, Unmanaged.passUnretained(collector).toOpaque()) { context, entry in
+                guard let context, let entry else { return }
+                let collector = Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue()
+                collector.entries.append(Listing(
+                    name: String(cString: entry.pointee.name), allocatedBytes: Int(entry.pointee.allocated),
+                    accessTime: entry.pointee.access_time, modificationTime: entry.pointee.modification_time))
+            }
+        }
+        guard status == 0 else { throw .directoryUnavailable(path: directory, errno: Glibc.errno) }
+        return collector.entries
+    }
+
+    /// Allocated bytes of one file (st_blocks × 512), or nil if it does not exist.
+    static func allocatedSize(_ path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_blocks) * 512
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+
+/// The two-tier image cache: decoded images in an LRU ``MemoryCache``, encoded bytes in a ``DiskCache``.
+///
+/// A query looks in memory (synchronous, O(1)), then on disk; a disk hit is decoded off any actor
+/// and promoted into memory. A store puts the image in memory at once and the bytes on disk (awaited
+/// by ``store(_:data:forKey:cacheType:metadata:)``, or in the background with
+/// ``storeInBackground(_:data:forKey:cacheType:metadata:)``). Thread-safe; all methods may be called
+/// from any task.
+public final class ImageCache: ImageCaching {
+    /// The cache ``WebImageManager/shared`` uses: namespace `default` under the default base folder.
+    /// If that folder cannot be created, the disk tier is off and the memory tier still works.
+    public static let shared = ImageCache(namespace: "default")
+
+    /// The limits and behaviour this cache was created with.
+    public let config: ImageCacheConfig
+    /// The memory tier.
+    public let memoryCache: MemoryCache<String, Image>
+    /// The disk tier, or `nil` when its directory could not be opened (see ``diskError``).
+    public let diskCache: DiskCache?
+    /// Why the disk tier is off, when it is.
+    public let diskError: DiskCacheError?
+    /// Decides the bytes stored on disk; default ``DefaultCacheSerializer``.
+    public let serializer: any CacheSerializer
+    /// The coders used to decode disk hits; default ``CoderRegistry/shared``.
+    public let coders: CoderRegistry
+
+    private let counters = ImageCacheCounters()
+
+    /// Creates a cache whose disk tier is the namespace's folder under the configured base folder.
+    ///
+    /// - Parameters:
+    ///   - namespace: the disk folder's name; default `"default"`.
+    ///   - config: limits and folders; default ``ImageCacheConfig/init(maxMemoryCost:maxMemoryCount:memoryTimeToLive:shouldCacheImagesInMemory:shouldUseWeakMemoryCache:maxDiskAge:maxDiskSize:diskExpireType:diskWriteDurability:diskSweepInterval:diskCacheDirectory:additionalReadPaths:)``.
+    ///   - serializer: decides stored bytes; default ``DefaultCacheSerializer``.
+    ///   - coders: decode disk hits; default ``CoderRegistry/shared``.
+    ///
+    /// Never throws: if the disk folder cannot be used, ``diskCache`` is `nil`, ``diskError`` says
+    /// why, and the cache works from memory.
+    public convenience init(namespace: String = "default", config: ImageCacheConfig = ImageCacheConfig(),
+                            serializer: any CacheSerializer = DefaultCacheSerializer(), coders: CoderRegistry = .shared) {
+        let base = config.diskCacheDirectory ?? ImageCacheConfig.defaultDiskCacheDirectory
+        self.init(directory: base.appendingPathComponent(namespace, isDirectory: true), config: config,
+                  serializer: serializer, coders: coders)
+    }
+
+    /// Creates a cache whose disk tier is exactly `directory` (see the other initializer for the rest).
+    public init(directory: URL, config: ImageCacheConfig = ImageCacheConfig(),
+                serializer: any CacheSerializer = DefaultCacheSerializer(), coders: CoderRegistry = .shared) {
+        self.config = config
+        memoryCache = MemoryCache(totalCostLimit: config.maxMemoryCost, countLimit: config.maxMemoryCount,
+                                  keepsValuesInUse: config.shouldUseWeakMemoryCache)
+        do {
+            diskCache = try DiskCache(directory: directory, config: config)
+            diskError = nil
+        } catch {
+            diskCache = nil
+            diskError = error
+        }
+        self.serializer = serializer
+        self.coders = coders
+    }
+
+    // MARK: ImageCaching
+
+    /// Looks in memory, then on disk (per `query.cacheType`), decoding a disk hit with
+    /// `query.decodeOptions` and promoting it into memory unless `query.promotesToMemory` is false.
+    /// A disk file that fails to decode is removed and is a miss.
+    /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` when a disk entry exists but cannot be read.
+    public func query(forKey key: String, query: ImageCacheQuery = ImageCacheQuery()) async throws -> ImageCacheResult? {
+        if query.cacheType.includesMemory, let image = memoryCache.value(forKey: key) {
+            counters.add(\.memoryHits)
+            var result = ImageCacheResult(image: image, data: nil, cacheType: .memory)
+            if query.includesData, let diskCache { result.data = try await diskCache.data(forKey: key) }
+            return result
+        }
+        guard query.cacheType.includesDisk, let diskCache, let data = try await diskCache.data(forKey: key) else {
+            counters.add(\.misses)
+            return nil
+        }
+        let image: Image
+        do {
+            image = try coders.decode(data, options: query.decodeOptions)
+        } catch {
+            await diskCache.remove(forKey: key)
+            counters.add(\.corruptFilesRemoved)
+            counters.add(\.misses)
+            return nil
+        }
+        counters.add(\.diskHits)
+        if query.promotesToMemory && config.shouldCacheImagesInMemory {
+            storeInMemory(image, forKey: key)
+        }
+        return ImageCacheResult(image: image, data: data, cacheType: .disk, metadata: await diskCache.metadata(forKey: key))
+    }
+
+    /// Stores `image` in memory at once and its bytes on disk (the original `data`, or what the
+    /// ``serializer`` makes of the image), returning after the disk write.
+    /// - Throws: ``DiskCacheError/writeFailed(path:errno:)`` (a full or read-only disk); the memory
+    ///   tier keeps the image regardless.
+    public func store(_ image: Image, data: Data? = nil, forKey key: String, cacheType: ImageCacheType = .all,
+                      metadata: DiskCacheMetadata? = nil) async throws {
+        if cacheType.includesMemory && config.shouldCacheImagesInMemory {
+            storeInMemory(image, forKey: key)
+        }
+        guard cacheType.includesDisk, let diskCache else { return }
+        guard let bytes = serializer.data(for: image, originalData: data, key: key) else { return }
+        try await diskCache.store(bytes, forKey: key, metadata: metadata)
+        counters.add(\.bytesWritten, bytes.count)
+    }
+
+    /// Stores like ``store(_:data:forKey:cacheType:metadata:)`` but returns at once, after the memory
+    /// store; the disk write continues in a task the caller may await.
+    @discardableResult
+    public func storeInBackground(_ image: Image, data: Data? = nil, forKey key: String, cacheType: ImageCacheType = .all,
+                                  metadata: DiskCacheMetadata? = nil) -> Task<Void, any Error> {
+        if cacheType.includesMemory && config.shouldCacheImagesInMemory {
+            storeInMemory(image, forKey: key)
+        }
+        let diskOnly: ImageCacheType = cacheType.includesDisk ? .disk : .none
+        return Task { try await self.store(image, data: data, forKey: key, cacheType: diskOnly, metadata: metadata) }
+    }
+
+    /// Stores bytes on disk only, without decoding (the downloader's raw response).
+    /// - Throws: ``DiskCacheError/writeFailed(path:errno:)``.
+    public func storeData(_ data: Data, forKey key: String, metadata: DiskCacheMetadata? = nil) async throws {
+        guard let diskCache else { return }
+        try await diskCache.store(data, forKey: key, metadata: metadata)
+        counters.add(\.bytesWritten, data.count)
+    }
+
+    /// Removes `key` from the tiers `cacheType` names (default both).
+    public func removeImage(forKey key: String, cacheType: ImageCacheType = .all) async {
+        if cacheType.includesMemory { memoryCache.removeValue(forKey: key) }
+        if cacheType.includesDisk { await diskCache?.remove(forKey: key) }
+    }
+
+    /// The tier holding `key` (memory first), or ``ImageCacheType/none``; never decodes or reads.
+    public func containsImage(forKey key: String, cacheType: ImageCacheType = .all) async -> ImageCacheType {
+        if cacheType.includesMemory && memoryCache.contains(key) { return .memory }
+        if cacheType.includesDisk, let diskCache, await diskCache.contains(key) { return .disk }
+        return .none
+    }
+
+    /// Empties the tiers `cacheType` names: clearing memory keeps the disk and the other way round.
+    public func clear(_ cacheType: ImageCacheType = .all) async {
+        if cacheType.includesMemory { memoryCache.removeAll() }
+        if cacheType.includesDisk { await diskCache?.removeAll() }
+    }
+
+    // MARK: Conveniences
+
+    /// The image for `key` in memory, or `nil` (synchronous; no disk access).
+    public func imageFromMemory(forKey key: String) -> Image? {
+        memoryCache.value(forKey: key)
+    }
+
+    /// Whether the disk tier has an entry for `key` (from its index; no system call).
+    public func diskImageExists(forKey key: String) async -> Bool {
+        await diskCache?.contains(key) ?? false
+    }
+
+    /// The file the disk tier uses (or would use) for `key`; `nil` when the disk tier is off.
+    public func cachePath(forKey key: String) -> String? {
+        diskCache?.path(forKey: key)
+    }
+
+    /// The bytes the disk tier occupies (0 when it is off).
+    public func diskSize() async -> Int { await diskCache?.totalSize() ?? 0 }
+
+    /// The number of disk entries (0 when the disk tier is off).
+    public func diskCount() async -> Int { await diskCache?.count() ?? 0 }
+
+    /// Runs a disk sweep now (expired entries, then the size limit); `nil` when the disk tier is off.
+    @discardableResult
+    public func removeExpiredData() async -> DiskCacheSweepReport? {
+        await diskCache?.removeExpiredData()
+    }
+
+    /// Frees memory: empties the memory tier (images still referenced elsewhere stay reachable through
+    /// the weak tier) and the pool of spare pixel buffers. Call it when the process nears its memory
+    /// limit, or let ``MemoryPressureMonitor`` call it.
+    public func handleMemoryPressure() {
+        memoryCache.removeAll()
+        PixelBufferPool.shared.drain()
+    }
+
+    /// Counters since the cache was created.
+    public var statistics: ImageCacheStatistics {
+        var statistics = counters.snapshot
+        statistics.memoryEvictions = memoryCache.evictionCount
+        return statistics
+    }
+
+    private func storeInMemory(_ image: Image, forKey key: String) {
+        memoryCache.setValue(image, forKey: key, cost: image.cost, timeToLive: config.memoryTimeToLive)
+    }
+}
