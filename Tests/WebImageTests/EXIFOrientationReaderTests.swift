@@ -106,7 +106,7 @@ import Testing
     }
 
     @Test func randomBytesNeverCrash() {
-        var generator = JPEGTestSupport.Generator(seed: 0x5EED)
+        var generator = SplitMix(seed: 0x5EED)
         let tiff = Self.tiff(bigEndian: true, entries: [(0x0112, 3, 1, 6), (0x0100, 4, 1, 640)])
         let base = Self.jpeg([(0xE1, Self.exif + tiff)])
         for _ in 0..<5000 {

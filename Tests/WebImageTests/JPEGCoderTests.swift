@@ -167,7 +167,7 @@ import Testing
     }
 
     @Test func mutatedFilesDecodeOrThrowATypedErrorButNeverCrash() throws {
-        var generator = JPEGTestSupport.Generator(seed: 0xC0FFEE)
+        var generator = SplitMix(seed: 0xC0FFEE)
         for path in ["jpeg/valid/wuffs/pjw-thumbnail.jpeg", "jpeg/valid/wuffs/peacock.progressive.jpeg",
                      "jpeg/valid/libjpeg-turbo/testimgari.jpg", "jpeg/valid/pillow/pil_sample_cmyk.jpg"] {
             let original = [UInt8](try Self.entry(path).data)
@@ -330,18 +330,5 @@ enum JPEGTestSupport {
         }
         let mse = squared / Double(x.count)
         return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
-    }
-
-    /// A small deterministic random generator (SplitMix64) for fuzz-style tests.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -4,9 +4,7 @@ struct SHA256 {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19
     )
-    private var block = [UInt8](repeating: 0, count: 64)
-    private var blockCount = 0
-    private var totalLength: UInt64 = 0
+    private var buffer = DigestBlockBuffer()
 
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -20,27 +18,9 @@ struct SHA256 {
     ]
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        totalLength &+= UInt64(bytes.count)
-        var index = 0
-        if blockCount > 0 {
-            let take = min(64 - blockCount, bytes.count)
-            for i in 0..<take { block[blockCount + i] = bytes[i] }
-            blockCount += take
-            index = take
-            if blockCount == 64 {
-                block.withUnsafeBytes { compress($0) }
-                blockCount = 0
-            }
-        }
-        while bytes.count - index >= 64 {
-            compress(UnsafeRawBufferPointer(rebasing: bytes[index..<(index + 64)]))
-            index += 64
-        }
-        while index < bytes.count {
-            block[blockCount] = bytes[index]
-            blockCount += 1
-            index += 1
-        }
+        var state = self.state
+        buffer.append(bytes) { block in state = Self.compress(block, state: state) }
+        self.state = state
     }
 
     mutating func update<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
@@ -49,14 +29,8 @@ struct SHA256 {
     }
 
     mutating func finalize() -> [UInt8] {
-        let bitLength = totalLength &* 8
-        var padding: [UInt8] = [0x80]
-        let afterPad = (blockCount + 1) % 64
-        padding += [UInt8](repeating: 0, count: afterPad <= 56 ? 56 - afterPad : 120 - afterPad)
-        for shift in stride(from: 56, through: 0, by: -8) { padding.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        let savedLength = totalLength
-        update(padding)
-        totalLength = savedLength
+        var state = self.state
+        buffer.finish(bigEndianLength: true) { block in state = Self.compress(block, state: state) }
         let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
         return words.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
     }
@@ -67,10 +41,10 @@ struct SHA256 {
         return hasher.finalize().hexString
     }
 
-    private mutating func compress(_ chunk: UnsafeRawBufferPointer) {
-        state = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            Self.compress(chunk, state: state, schedule: w)
-        }
+    private typealias State = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
+
+    private static func compress(_ chunk: UnsafeRawBufferPointer, state: State) -> State {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { compress(chunk, state: state, schedule: $0) }
     }
 
     private static func compress(
