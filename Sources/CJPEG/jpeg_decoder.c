@@ -59,6 +59,7 @@ struct cjpeg_decoder {
     int input_ended;
     int compaction_allowed; /* the header (and its metadata) has been read by the caller */
     size_t skip_pending;    /* bytes skip_input_data() still has to drop from future input */
+    int data_missing;       /* libjpeg warned that a data segment ended early (JWRN_HIT_MARKER) */
     int hit_end;            /* the input ended and a fake EOI was given (arithmetic decoding only) */
 
     enum state state;
@@ -123,6 +124,9 @@ static void emit_message(j_common_ptr cinfo, int msg_level) {
     if (msg_level < 0) {
         cinfo->err->num_warnings++;
         decoder_of(cinfo)->warnings++;
+        /* An entropy-coded segment ended early: image data is missing (a cut file with an end
+           marker appended, say). libjpeg fills the rest with grey; WebImage calls it truncated. */
+        if (cinfo->err->msg_code == JWRN_HIT_MARKER) decoder_of(cinfo)->data_missing = 1;
     }
 }
 
@@ -223,12 +227,19 @@ int cjpeg_decoder_append(cjpeg_decoder *d, const void *bytes, size_t count) {
     if (d->state == ST_ERROR) return -1;
     if (d->state == ST_DONE || d->input_ended || d->borrowed || count == 0) return 0;
     const uint8_t *from = bytes;
+    size_t skipped = 0;
     if (d->skip_pending > 0) {
         size_t skip = d->skip_pending < count ? d->skip_pending : count;
         d->skip_pending -= skip;
-        from += skip;
-        count -= skip;
-        if (count == 0) return 0;
+        if (d->compaction_allowed) {
+            from += skip;
+            count -= skip;
+            if (count == 0) return 0;
+        } else {
+            /* Until configure, the buffer must hold the file from its start (EXIF is read from it):
+               keep the skipped bytes, but count them as consumed. */
+            skipped = skip;
+        }
     }
     size_t offset = consumed_offset(d);
     /* Drop consumed bytes once the caller no longer needs the start of the file. */
@@ -255,6 +266,7 @@ int cjpeg_decoder_append(cjpeg_decoder *d, const void *bytes, size_t count) {
     }
     memcpy(d->buffer + d->length, from, count);
     d->length += count;
+    offset += skipped;
     /* Re-expose everything from libjpeg's restart point (the buffer may have moved). */
     d->src.next_input_byte = d->buffer + offset;
     d->src.bytes_in_buffer = d->length - offset;
@@ -533,6 +545,10 @@ cjpeg_error_kind cjpeg_decoder_error_kind(const cjpeg_decoder *d) {
 
 const char *cjpeg_decoder_error_message(const cjpeg_decoder *d) {
     return d->message;
+}
+
+int cjpeg_decoder_data_missing(const cjpeg_decoder *d) {
+    return d->data_missing;
 }
 
 long cjpeg_decoder_warning_count(const cjpeg_decoder *d) {

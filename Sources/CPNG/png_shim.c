@@ -85,8 +85,11 @@ static void on_info(png_structp png, png_infop info) {
     decoder->header.height = height;
     decoder->header.interlaced = interlace != PNG_INTERLACE_NONE;
 
-    // Refuse before libpng allocates its row buffers and before Swift allocates the pixels.
-    if ((uint64_t)width * (uint64_t)height > decoder->maxPixels) {
+    // Refuse before libpng allocates its row buffers and before Swift allocates the pixels. A side
+    // over a million pixels (libpng's own default limit) is refused whatever the pixel count: libpng's
+    // two row buffers grow with the width alone (8 bytes a pixel at 16-bit RGBA), so a 68-byte file
+    // declaring 100,000,000 x 1 would otherwise cost 800 MB.
+    if ((uint64_t)width * (uint64_t)height > decoder->maxPixels || width > CPNG_MAX_SIDE || height > CPNG_MAX_SIDE) {
         decoder->phase = PhaseTooLarge;
         pause_feeding(decoder);
         return;

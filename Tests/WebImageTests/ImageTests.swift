@@ -36,6 +36,20 @@ import Testing
         #expect(data.map(Array.init) == [10, 20, 30, 40])
     }
 
+    @Test func writingToTheReturnedPixelsNeverChangesTheImage() throws {
+        let image = try Image(width: 2, height: 1, pixelFormat: .gray8, pixels: [7, 8])
+        var copy = image.pixels
+        copy[copy.startIndex] = 200
+        #expect(Array(image.pixels) == [7, 8])
+        #expect(image.withUnsafeRow(0) { $0[0] } == 7)
+    }
+
+    @Test func costCountsTheMemoryAllocatedNotJustThePixels() throws {
+        let image = try Image(width: 1024, height: 1100, pixelFormat: .rgba8, pixels: [UInt8](repeating: 0, count: 1024 * 1100 * 4))
+        #expect(image.cost == image.storage.capacity)
+        #expect(image.cost >= image.bytesPerRow * image.height)
+    }
+
     @Test func stillImageHasOneFrameThatIsItself() throws {
         let image = try Image(width: 1, height: 1, pixelFormat: .gray8, pixels: [7])
         #expect(!image.isAnimated)

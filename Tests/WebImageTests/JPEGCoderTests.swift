@@ -100,6 +100,12 @@ import Testing
         #expect(image.size == PixelSize(width: 300, height: 225))
     }
 
+    @Test func aCutFileWithAnEndMarkerAppendedIsTruncatedNotHalfGrey() throws {
+        let data = try Self.entry("jpeg/valid/exif-orientation-examples/Landscape_1.jpg").data
+        let cut = data.prefix(data.count / 2) + Data([0xFF, 0xD9])
+        #expect(throws: ImageCodingError.truncatedData(format: .jpeg)) { try coder.decode(cut, options: stored) }
+    }
+
     @Test func twelveBitJPEGThrowsUnsupportedFeature() throws {
         let entry = try Self.entry("jpeg/valid/libjpeg-turbo/monkey12.jpg")
         let error = try #require(throws: ImageCodingError.self) { try coder.decode(try entry.data, options: stored) }

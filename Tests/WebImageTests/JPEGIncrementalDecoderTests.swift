@@ -85,6 +85,19 @@ import Testing
         }
     }
 
+    @Test func exifOrientationSurvivesChunksThatEndInsideTheEXIFSegment() throws {
+        // libjpeg skips APP1 with skip_input_data; when the segment runs past the bytes so far, the
+        // rest must still reach the buffer the orientation is read from.
+        let entries = Corpus.entries(format: "JPEG").filter { $0.valid && ($0.exifOrientation ?? 1) != 1 }
+        #expect(entries.count >= 7)
+        for entry in entries {
+            let data = try entry.data
+            let whole = Outcome { try coder.decode(data, options: DecodeOptions()) }
+            let fed = Outcome { try feed(data, chunkSize: 13) }
+            #expect(whole == fed, "\(entry.path)")
+        }
+    }
+
     @Test func tinyChunksAndHugeSkippedSegmentsStillDecodeExactly() throws {
         // 1-byte chunks exercise every suspension point; icc_profile_big.jpg's ICC segments are
         // skipped by libjpeg across many chunks (skip_input_data past the end of the input).

@@ -126,6 +126,14 @@ import Testing
         #expect(incremental.makePartialImage() == nil)
     }
 
+    @Test func aSideLongerThanAMillionPixelsIsRefusedBeforeLibpngAllocatesItsRows() throws {
+        // Within the pixel-count limit, but libpng's row buffers alone would take hundreds of MB.
+        let data = Self.craftedPNG(width: 100_000_000, height: 1)
+        #expect(throws: ImageCodingError.imageTooLarge(width: 100_000_000, height: 1, limit: DecodeOptions.defaultPixelCountLimit)) {
+            try coder.decode(data, options: DecodeOptions())
+        }
+    }
+
     @Test func pixelCountLimitBelowTheImageSizeThrowsImageTooLarge() throws {
         let data = try Self.encodedSample(.rgb8, width: 40, height: 30)
         #expect(throws: ImageCodingError.imageTooLarge(width: 40, height: 30, limit: 1199)) {

@@ -165,6 +165,9 @@ const char *cjpeg_decoder_error_message(const cjpeg_decoder *decoder);
 /** The number of warnings libjpeg raised (corrupt data it recovered from, extraneous bytes, ...). */
 long cjpeg_decoder_warning_count(const cjpeg_decoder *decoder);
 
+/** Whether libjpeg warned that a data segment ended early (image data missing, JWRN_HIT_MARKER). */
+int cjpeg_decoder_data_missing(const cjpeg_decoder *decoder);
+
 /* ---------------------------------------------------------------------------------------------
  * Encoding
  * ------------------------------------------------------------------------------------------- */

@@ -15,6 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// The longest side a PNG may declare (libpng's own default limit).
+#define CPNG_MAX_SIDE 1000000u
+
 #pragma clang assume_nonnull begin
 
 /// What `cpng_decoder_feed` reached.

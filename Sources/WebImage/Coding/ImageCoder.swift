@@ -15,7 +15,7 @@ public protocol ImageCoder: Sendable {
     ///   - options: size, limits and orientation; see ``DecodeOptions``.
     /// - Returns: the decoded image, in the smallest ``PixelFormat`` that holds it without loss.
     /// - Throws: ``ImageCodingError``: `corruptData`, `truncatedData` (never a partial image),
-    ///   `imageTooLarge`, `unsupportedFormat`, `insufficientMemory`.
+    ///   `imageTooLarge`, `unsupportedFormat`, `unsupportedFeature`, `insufficientMemory`.
     func decode(_ data: Data, options: DecodeOptions) throws -> Image
 
     /// Whether this coder can write images in `format`.

@@ -9,11 +9,11 @@ import Foundation
 /// and, by default, applied. Thumbnails and ``DecodeOptions/maxPixelCount`` use libjpeg's DCT
 /// scaling (1/2, 1/4, 1/8) and then an area-averaging resample to the exact size.
 ///
-/// Data libjpeg can recover from (extraneous bytes before a marker, a damaged entropy segment)
-/// decodes the way browsers show it; a file that ends early throws
-/// ``ImageCodingError/truncatedData(format:)``: a full decode never returns a partial image.
-/// 12-bit JPEG is not supported by the libjpeg-turbo 2.1 this links and throws `corruptData`
-/// whose reason says so.
+/// Data libjpeg can recover from (extraneous bytes before a marker) decodes the way browsers show
+/// it; a file that ends early, or whose image data stops short before an end marker (libjpeg's
+/// "premature end of data segment"), throws ``ImageCodingError/truncatedData(format:)``: a full
+/// decode never returns a partial image. 12-bit JPEG is not supported by the libjpeg-turbo 2.1 this
+/// links and throws ``ImageCodingError/unsupportedFeature(format:reason:)``.
 ///
 /// A value type without state: share it freely across threads; each call decodes independently.
 public struct JPEGCoder: ProgressiveImageCoder {

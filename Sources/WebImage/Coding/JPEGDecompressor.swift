@@ -107,6 +107,9 @@ final class JPEGDecompressor {
         if let failure { throw failure }
         if let finalImage { return finalImage }
         guard let layout, progress.done != 0 else { throw record(.truncatedData(format: .jpeg)) }
+        // libjpeg fills a data segment that ends early with grey and only warns: never hand that out
+        // as a complete image (a cut file with an end marker appended looks whole otherwise).
+        if cjpeg_decoder_data_missing(handle) != 0 { throw record(.truncatedData(format: .jpeg)) }
         do throws(ImageCodingError) {
             let image = try finish(decoded: layout.storage, layout)
             finalImage = image

@@ -37,7 +37,8 @@ public struct PNGCoder: ProgressiveImageCoder {
     /// - Returns: the image, with ``Image/format`` ``ImageFormat/png``.
     /// - Throws: ``ImageCodingError``:
     ///   - `unsupportedFormat` when the data is another recognised format (JPEG, GIF, ...);
-    ///   - `imageTooLarge` when the header declares more than ``DecodeOptions/pixelCountLimit`` pixels
+    ///   - `imageTooLarge` when the header declares more than ``DecodeOptions/pixelCountLimit`` pixels,
+    ///     or a side longer than 1,000,000 pixels (libpng's own limit)
     ///     (checked before any pixel memory is allocated);
     ///   - `truncatedData` when the data ends before the image and `IEND` are complete (never a partial image);
     ///   - `corruptData` with libpng's message for anything else wrong with the data;

@@ -25,6 +25,9 @@ public final class Image: Sendable {
     public let orientation: ImageOrientation
 
     let storage: PixelStorage
+    /// The pixels as `Data`, made once: handing out copies of this value means a caller that
+    /// writes to its copy gets its own bytes (copy on write) instead of changing the image's.
+    private let pixelData: Data
     /// Frames after the first, for animated images; empty for still images.
     let laterFrames: [ImageFrame]
     /// How long the first frame shows in an animation.
@@ -48,6 +51,9 @@ public final class Image: Sendable {
         self.orientation = orientation
         self.laterFrames = laterFrames
         self.firstFrameDuration = firstFrameDuration
+        pixelData = Data(bytesNoCopy: storage.bytes, count: bytesPerRow * height, deallocator: .custom { _, _ in
+            withExtendedLifetime(storage) {}
+        })
     }
 
     /// Creates an image from pixels in memory (copied), tightly packed unless `bytesPerRow` says otherwise.
@@ -101,18 +107,15 @@ public final class Image: Sendable {
     /// The size in pixels.
     public var size: PixelSize { PixelSize(width: width, height: height) }
 
-    /// The memory the image holds, in bytes (all frames): what caches count against their cost limits.
+    /// The memory the image holds, in bytes (all frames, as allocated: a reused buffer may be larger
+    /// than the pixels need): what caches count against their cost limits.
     public var cost: Int {
-        bytesPerRow * height + laterFrames.reduce(0) { $0 + $1.image.cost }
+        storage.capacity + laterFrames.reduce(0) { $0 + $1.image.cost }
     }
 
     /// The pixel bytes (`bytesPerRow × height`), sharing the image's memory rather than copying it.
-    public var pixels: Data {
-        let storage = self.storage
-        return Data(bytesNoCopy: storage.bytes, count: bytesPerRow * height, deallocator: .custom { _, _ in
-            withExtendedLifetime(storage) {}
-        })
-    }
+    /// Writing to the returned value copies it first: the image itself never changes.
+    public var pixels: Data { pixelData }
 
     /// Calls `body` with all pixel bytes (`bytesPerRow × height`), without copying.
     /// The buffer is valid only during the call. Rethrows what `body` throws.

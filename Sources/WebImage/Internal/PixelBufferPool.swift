@@ -26,6 +26,13 @@ final class PixelBufferPool: Sendable {
     }
 
     private let entries = Mutex<[Entry]>([])
+    private let smallRecycles = Mutex(0)
+
+    /// Frees buffers idle for longer than ``maxIdleSeconds``.
+    func expireIdle() {
+        let now = Self.now()
+        entries.withLock { expire(&$0, now: now) }
+    }
 
     /// Returns memory for at least `capacity` bytes (contents undefined), or `nil` if malloc fails.
     func allocate(capacity: Int) -> (pointer: UnsafeMutableRawPointer, capacity: Int)? {
@@ -53,6 +60,12 @@ final class PixelBufferPool: Sendable {
     func recycle(_ pointer: UnsafeMutableRawPointer, capacity: Int) {
         guard capacity >= Self.minPooledCapacity else {
             free(pointer)
+            // Small images must not keep large idle buffers alive forever: look for stale ones now
+            // and then (a lock-free check of the clock would be cheaper, but this is rare enough).
+            smallRecycles.withLock { count in
+                count += 1
+                if count % 64 == 0 { expireIdle() }
+            }
             return
         }
         let now = Self.now()
