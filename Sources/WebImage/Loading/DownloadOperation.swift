@@ -1,0 +1,278 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One network fetch, shared by every caller that asks for the same request while it is queued or
+/// running.
+///
+/// Its state sits behind a `Mutex` so the session delegate (on URLSession's serial delegate queue)
+/// can append bytes and report progress without an actor hop per chunk; the ``Downloader`` actor only
+/// books slots. Progress handlers are only ever called on the delegate queue, so they see chunks in
+/// order; a caller joining a download under way is first sent everything received so far.
+final class DownloadOperation: Sendable {
+    typealias Continuation = CheckedContinuation<ImageLoadResponse, any Error>
+
+    struct Waiter {
+        var continuation: Continuation
+        var progress: ImageLoadProgressHandler?
+        var needsCatchUp: Bool
+    }
+
+    struct State {
+        var waiters: [UInt64: Waiter] = [:]
+        var reserved: Set<UInt64> = []
+        var cancelledBeforeJoining: Set<UInt64> = []
+        var priority: DownloadPriority
+        var body = Data()
+        var expectedBytes: Int?
+        var response: HTTPURLResponse?
+        var task: URLSessionDataTask?
+        var result: Result<ImageLoadResponse, WebImageError>?
+        var enqueuedAt: ContinuousClock.Instant
+        var startedAt: ContinuousClock.Instant?
+        var respondedAt: ContinuousClock.Instant?
+        var redirects = 0
+    }
+
+    let key: String
+    let request: ImageLoadRequest
+    let sequence: UInt64
+    let state: Mutex<State>
+    /// Told once when the operation reaches its verdict (so the downloader frees its slot).
+    let onFinish: @Sendable (DownloadOperation) -> Void
+
+    init(key: String, request: ImageLoadRequest, sequence: UInt64, onFinish: @escaping @Sendable (DownloadOperation) -> Void) {
+        self.key = key
+        self.request = request
+        self.sequence = sequence
+        self.onFinish = onFinish
+        state = Mutex(State(priority: request.priority, enqueuedAt: .now))
+    }
+
+    var url: URL { request.url }
+    var priority: DownloadPriority { state.withLock { $0.priority } }
+    var isFinished: Bool { state.withLock { $0.result != nil } }
+
+    /// Raises the priority to `priority` if it is higher (a shared download runs at its most urgent waiter's).
+    func raisePriority(to priority: DownloadPriority) {
+        state.withLock { state in
+            guard priority > state.priority else { return }
+            state.priority = priority
+            state.task?.priority = priority == .high ? URLSessionTask.highPriority : URLSessionTask.defaultPriority
+        }
+    }
+
+    // MARK: Waiters
+    //
+    // A caller is first *reserved* (under the scheduler's lock, when it finds or creates the
+    // operation), then *added* with its continuation. A reserved caller counts as waiting, so the
+    // operation cannot be abandoned between the two steps.
+
+    /// Reserves a place for caller `id`.
+    func reserve(_ id: UInt64) {
+        state.withLock { _ = $0.reserved.insert(id) }
+    }
+
+    /// Registers reserved caller `id`. Resumes it at once if it was cancelled before getting here or
+    /// if the download has already finished.
+    /// - Returns: whether no caller waits any more (when this caller was cancelled before joining).
+    func addWaiter(_ id: UInt64, continuation: Continuation, progress: ImageLoadProgressHandler?) -> Bool {
+        let (immediate, nobodyLeft): (Result<ImageLoadResponse, WebImageError>?, Bool) = state.withLock { state in
+            state.reserved.remove(id)
+            if state.cancelledBeforeJoining.remove(id) != nil {
+                return (.failure(.cancelled(url: url)), state.waiters.isEmpty && state.reserved.isEmpty)
+            }
+            if let result = state.result { return (result, false) }
+            state.waiters[id] = Waiter(continuation: continuation, progress: progress, needsCatchUp: !state.body.isEmpty)
+            return (nil, false)
+        }
+        if let immediate { continuation.resume(with: immediate.mapError { $0 as any Error }) }
+        return nobodyLeft
+    }
+
+    /// Removes a cancelled caller, resuming it with ``WebImageError/cancelled(url:)``.
+    /// - Returns: whether no caller waits any more (the download may then be abandoned).
+    func removeWaiter(_ id: UInt64) -> Bool {
+        let (waiter, nobodyLeft): (Waiter?, Bool) = state.withLock { state in
+            let waiter = state.waiters.removeValue(forKey: id)
+            if waiter == nil && state.reserved.contains(id) { state.cancelledBeforeJoining.insert(id) }
+            return (waiter, state.waiters.isEmpty && state.reserved.isEmpty)
+        }
+        waiter?.continuation.resume(throwing: WebImageError.cancelled(url: url))
+        return nobodyLeft && waiter != nil
+    }
+
+    /// The callers waiting or about to.
+    var callerCount: Int { state.withLock { $0.waiters.count + $0.reserved.count } }
+
+    /// Whether any caller waits or is about to.
+    var isWanted: Bool { state.withLock { !$0.waiters.isEmpty || !$0.reserved.isEmpty } }
+
+    // MARK: Transfer (called on the session's delegate queue)
+
+    /// Fires the total deadlines. A Dispatch queue of its own, not a task on the cooperative pool:
+    /// a pool saturated with decoding must not delay a time-out.
+    private static let timerQueue = DispatchQueue(label: "WebImage.Downloader.deadlines")
+
+    func started(task: URLSessionDataTask, timeout: Duration) {
+        state.withLock { state in
+            state.task = task
+            state.startedAt = .now
+        }
+        // Not cancelled when the download ends early: failing a finished operation does nothing.
+        Self.timerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(MonotonicClock.nanoseconds(of: timeout)))) { [weak self] in
+            guard let self else { return }
+            self.fail(.timedOut(url: self.url))
+        }
+    }
+
+    func willRedirect(maxRedirects: Int) -> Bool {
+        state.withLock { state in
+            state.redirects += 1
+            return state.redirects <= maxRedirects
+        }
+    }
+
+    /// Checks the response headers; returns false (after failing the operation) to stop the transfer.
+    func received(_ response: URLResponse, config: DownloaderConfig) -> Bool {
+        guard var http = response as? HTTPURLResponse else {
+            fail(.transport(URLError(.badServerResponse), url: url))
+            return false
+        }
+        if let modifier = config.responseModifier {
+            guard let modified = modifier(http) else {
+                fail(.rejected(url: url, reason: "the response modifier refused HTTP \(http.statusCode)"))
+                return false
+            }
+            http = modified
+        }
+        let redirects = state.withLock { $0.redirects }
+        if http.statusCode == 304 && request.validators.map({ !$0.isEmpty }) == true {
+            fail(.notModified(url: url))
+            return false
+        }
+        if (300..<400).contains(http.statusCode) && redirects > config.maxRedirects {
+            fail(.tooManyRedirects(url: url))
+            return false
+        }
+        guard config.acceptableStatusCodes.contains(http.statusCode) else {
+            fail(.badStatusCode(http.statusCode, url: url))
+            return false
+        }
+        let contentType = http.value(forHTTPHeaderField: "Content-Type")
+        guard config.accepts(contentType: contentType) else {
+            fail(.unacceptableContentType(contentType, url: url))
+            return false
+        }
+        let expected = http.expectedContentLength >= 0 ? Int(http.expectedContentLength) : nil
+        if let expected, expected > config.maxResponseBytes {
+            fail(.responseTooLarge(limit: config.maxResponseBytes, url: url))
+            return false
+        }
+        state.withLock { state in
+            state.response = http
+            state.respondedAt = .now
+            state.expectedBytes = expected
+            if let expected { state.body.reserveCapacity(expected) }
+        }
+        return true
+    }
+
+    /// Appends a chunk and reports it; returns false (after failing) when the size limit is passed.
+    func received(_ chunk: Data, maxBytes: Int) -> Bool {
+        var deliveries: [(ImageLoadProgressHandler, ImageLoadProgress)] = []
+        let withinLimit: Bool = state.withLock { state in
+            guard state.result == nil else { return true }
+            state.body.append(chunk)
+            guard state.body.count <= maxBytes else { return false }
+            let received = state.body.count
+            for (id, waiter) in state.waiters {
+                guard let handler = waiter.progress else { continue }
+                let data = waiter.needsCatchUp ? state.body : chunk
+                state.waiters[id]?.needsCatchUp = false
+                deliveries.append((handler, ImageLoadProgress(receivedBytes: received, expectedBytes: state.expectedBytes, chunk: data)))
+            }
+            return true
+        }
+        guard withinLimit else {
+            fail(.responseTooLarge(limit: maxBytes, url: url))
+            return false
+        }
+        for (handler, progress) in deliveries { handler(progress) }
+        return true
+    }
+
+    /// Ends the transfer with the session's verdict and resumes every waiter.
+    func completed(error: (any Error)?, config: DownloaderConfig) {
+        let outcome: Result<ImageLoadResponse, WebImageError> = state.withLock { state in
+            if let result = state.result { return result }
+            let finishedAt = ContinuousClock.now
+            if let error {
+                let urlError = error as? URLError ?? URLError(.unknown)
+                let received = state.body.count
+                if let expected = state.expectedBytes, received < expected, urlError.code != .timedOut, urlError.code != .cancelled {
+                    return .failure(.truncatedResponse(received: received, expected: expected, url: url))
+                }
+                let failure: WebImageError = switch urlError.code {
+                case .timedOut: .timedOut(url: url)
+                case .cancelled: .cancelled(url: url)
+                default: .transport(urlError, url: url)
+                }
+                return .failure(failure)
+            }
+            guard let response = state.response else { return .failure(.transport(URLError(.badServerResponse), url: url)) }
+            if let expected = state.expectedBytes, state.body.count < expected {
+                return .failure(.truncatedResponse(received: state.body.count, expected: expected, url: url))
+            }
+            if state.body.isEmpty { return .failure(.emptyResponse(url: url)) }
+            var metrics = DownloadMetrics()
+            if let startedAt = state.startedAt {
+                metrics.queuedDuration = startedAt - state.enqueuedAt
+                metrics.timeToResponse = (state.respondedAt ?? finishedAt) - startedAt
+                metrics.transferDuration = finishedAt - startedAt
+            }
+            metrics.receivedBytes = state.body.count
+            metrics.redirectCount = state.redirects
+            var headers: [String: String] = [:]
+            for (name, value) in response.allHeaderFields {
+                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+            }
+            return .success(ImageLoadResponse(
+                data: state.body, url: response.url ?? url, statusCode: response.statusCode,
+                contentType: response.value(forHTTPHeaderField: "Content-Type"), headers: headers, metrics: metrics))
+        }
+        var final = outcome
+        if case .success(var response) = outcome, let transformer = config.dataTransformer {
+            if let transformed = transformer(response.data, response) {
+                response.data = transformed
+                final = .success(response)
+            } else {
+                final = .failure(.rejected(url: url, reason: "the data transformer refused the body"))
+            }
+        }
+        finish(with: final)
+    }
+
+    /// Fails the operation (time-out, limit, cancellation) and stops its transfer. Later failures
+    /// and completions are ignored: the first verdict wins.
+    func fail(_ error: WebImageError) {
+        finish(with: .failure(error))
+    }
+
+    private func finish(with result: Result<ImageLoadResponse, WebImageError>) {
+        let taken: (waiters: [Waiter], task: URLSessionDataTask?)? = state.withLock { state in
+            guard state.result == nil else { return nil }   // the first verdict wins
+            state.result = result
+            let waiters = Array(state.waiters.values)
+            state.waiters.removeAll()
+            state.body = Data()   // a successful response holds its own reference to the bytes
+            return (waiters, state.task)
+        }
+        guard let taken else { return }
+        if case .failure = result { taken.task?.cancel() }
+        for waiter in taken.waiters { waiter.continuation.resume(with: result.mapError { $0 as any Error }) }
+        onFinish(self)
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The bookkeeping of a ``Downloader``: which operations exist, which wait for a slot, which run.
+///
+/// It sits behind one `Mutex` rather than on an actor so that a caller joining, a download finishing
+/// (on URLSession's delegate queue) and the next download starting cost no thread hop. Nothing is
+/// ever awaited or started under the lock: work to launch is collected and done after it is released.
+final class DownloadScheduler: Sendable {
+    struct State {
+        var config: DownloaderConfig
+        var operations: [String: DownloadOperation] = [:]
+        var queued = DownloadQueue()
+        var running: [ObjectIdentifier: DownloadOperation] = [:]
+        var sequence: UInt64 = 0
+        var totalStarted = 0
+    }
+
+    let state: Mutex<State>
+    private let delegate = SessionDelegate()
+    private let session: URLSession
+    private let cookieSession: URLSession
+
+    init(config: DownloaderConfig) {
+        state = Mutex(State(config: config))
+        session = Self.makeSession(delegate: delegate, cookies: false)
+        cookieSession = Self.makeSession(delegate: delegate, cookies: true)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+        cookieSession.invalidateAndCancel()
+    }
+
+    private static func makeSession(delegate: SessionDelegate, cookies: Bool) -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = cookies ? HTTPCookieStorage.shared : nil
+        configuration.httpShouldSetCookies = cookies
+        configuration.httpMaximumConnectionsPerHost = 64   // the scheduler enforces its own limits
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "WebImage.Downloader"
+        return URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    /// Finds the operation for `request` (creating and queueing it if none is under way) and reserves
+    /// a caller's place in it.
+    func join(_ request: ImageLoadRequest) -> (operation: DownloadOperation, waiterID: UInt64) {
+        let (operation, waiterID, launches) = state.withLock { state in
+            let key = Self.key(for: request)
+            let operation: DownloadOperation
+            if let existing = state.operations[key], !existing.isFinished {
+                operation = existing
+                if request.priority > operation.priority {
+                    operation.raisePriority(to: request.priority)
+                    state.queued.reprioritize(operation)
+                }
+            } else {
+                state.sequence += 1
+                operation = DownloadOperation(key: key, request: request, sequence: state.sequence) { [weak self] finished in
+                    self?.finished(finished)
+                }
+                state.operations[key] = operation
+                state.queued.append(operation)
+            }
+            state.sequence += 1
+            operation.reserve(state.sequence)
+            return (operation, state.sequence, Self.dequeue(&state))
+        }
+        launch(launches)
+        return (operation, waiterID)
+    }
+
+    /// The callers waiting on the operation for `request` (for tests and diagnostics).
+    func callerCount(for request: ImageLoadRequest) -> Int {
+        state.withLock { $0.operations[Self.key(for: request)]?.callerCount ?? 0 }
+    }
+
+    /// Frees the slot of a finished operation and starts the next queued ones.
+    func finished(_ operation: DownloadOperation) {
+        let launches = state.withLock { state in
+            if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
+            state.queued.remove(operation)
+            state.running[ObjectIdentifier(operation)] = nil
+            return Self.dequeue(&state)
+        }
+        launch(launches)
+    }
+
+    /// Cancels `operation` if nobody waits for it any more.
+    func abandonIfUnwanted(_ operation: DownloadOperation) {
+        guard !operation.isWanted, !operation.isFinished else { return }
+        operation.fail(.cancelled(url: operation.url))
+    }
+
+    /// Changes the configuration and starts whatever a higher limit now allows.
+    func updateConfig(_ change: (inout DownloaderConfig) -> Void) {
+        let launches = state.withLock { state in
+            change(&state.config)
+            return Self.dequeue(&state)
+        }
+        launch(launches)
+    }
+
+    /// Fails every operation with ``WebImageError/cancelled(url:)`` and forgets them.
+    func cancelAll() {
+        let all = state.withLock { state in
+            let all = Array(state.operations.values)
+            state.operations.removeAll()
+            state.queued.removeAll()
+            state.running.removeAll()
+            return all
+        }
+        for operation in all { operation.fail(.cancelled(url: operation.url)) }
+    }
+
+    // MARK: - Starting downloads
+
+    private struct Launch {
+        var operation: DownloadOperation
+        var request: URLRequest
+        var config: DownloaderConfig
+    }
+
+    /// Takes queued operations into free slots (under the lock); the caller launches them after.
+    private static func dequeue(_ state: inout State) -> [Launch] {
+        var launches: [Launch] = []
+        while state.running.count < max(state.config.maxConcurrentDownloads, 1) {
+            let running = state.running
+            let perHost = state.config.maxConcurrentDownloadsPerHost
+            let next = state.queued.popNext(order: state.config.executionOrder) { candidate in
+                guard let perHost else { return true }
+                return running.values.lazy.filter { $0.url.host == candidate.url.host }.count < perHost
+            }
+            guard let operation = next else { break }
+            state.running[ObjectIdentifier(operation)] = operation
+            state.totalStarted += 1
+            launches.append(Launch(operation: operation, request: makeURLRequest(for: operation.request, config: state.config),
+                                   config: state.config))
+        }
+        return launches
+    }
+
+    private func launch(_ launches: [Launch]) {
+        for item in launches {
+            if let modifier = item.config.requestModifier {
+                Task { self.start(item.operation, request: await modifier(item.request), config: item.config) }
+            } else {
+                start(item.operation, request: item.request, config: item.config)
+            }
+        }
+    }
+
+    private func start(_ operation: DownloadOperation, request: URLRequest?, config: DownloaderConfig) {
+        guard !operation.isFinished else { return }
+        guard let request else {
+            operation.fail(.rejected(url: operation.url, reason: "the request modifier refused the request"))
+            return
+        }
+        let task = (operation.request.handlesCookies ? cookieSession : session).dataTask(with: request)
+        switch operation.priority {
+        case .high: task.priority = URLSessionTask.highPriority
+        case .low: task.priority = URLSessionTask.lowPriority
+        case .normal: break
+        }
+        delegate.register(task, for: operation, config: config)
+        operation.started(task: task, timeout: config.downloadTimeout)
+        task.resume()
+    }
+
+    private static func key(for request: ImageLoadRequest) -> String {
+        var key = request.url.absoluteString
+        if let validators = request.validators, !validators.isEmpty {
+            key += "\u{0}\(validators.entityTag ?? "")\u{0}\(validators.lastModified ?? "")"
+        }
+        if request.handlesCookies { key += "\u{0}cookies" }
+        if !request.headers.isEmpty {
+            key += "\u{0}" + request.headers.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: "&")
+        }
+        return key
+    }
+
+    private static func makeURLRequest(for request: ImageLoadRequest, config: DownloaderConfig) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        let (seconds, attoseconds) = config.idleTimeout.components
+        urlRequest.timeoutInterval = TimeInterval(max(1, seconds + (attoseconds > 0 ? 1 : 0)))
+        urlRequest.httpShouldHandleCookies = request.handlesCookies
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        for (field, value) in config.httpHeaders { urlRequest.setValue(value, forHTTPHeaderField: field) }
+        if let (username, password) = config.basicAuthentication {
+            let token = Data("\(username):\(password)".utf8).base64EncodedString()
+            urlRequest.setValue("Basic \(token)", forHTTPHeaderField: "Authorization")
+        }
+        for (field, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: field) }
+        if let validators = request.validators {
+            if let tag = validators.entityTag { urlRequest.setValue(tag, forHTTPHeaderField: "If-None-Match") }
+            if let date = validators.lastModified { urlRequest.setValue(date, forHTTPHeaderField: "If-Modified-Since") }
+        }
+        return urlRequest
+    }
+}

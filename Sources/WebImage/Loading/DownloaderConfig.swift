@@ -1,0 +1,97 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The order queued downloads of the same priority start in.
+public enum DownloadExecutionOrder: Sendable, Hashable {
+    /// First in, first out (the default).
+    case fifo
+    /// Last in, first out: the newest request starts first (what a scrolling list wants).
+    case lifo
+}
+
+/// Rewrites a request before it is sent; returning `nil` refuses it with ``WebImageError/rejected(url:reason:)``.
+public typealias RequestModifier = @Sendable (URLRequest) async -> URLRequest?
+/// Checks or rewrites a response's headers before its body is read; returning `nil` refuses it with
+/// ``WebImageError/rejected(url:reason:)``.
+public typealias ResponseModifier = @Sendable (HTTPURLResponse) -> HTTPURLResponse?
+/// Transforms the downloaded bytes before they are decoded or cached (decryption, say); returning `nil`
+/// fails the load with ``WebImageError/rejected(url:reason:)``.
+public typealias DataTransformer = @Sendable (Data, ImageLoadResponse) -> Data?
+
+/// How a ``Downloader`` fetches: limits, order, time-outs, headers and checks.
+public struct DownloaderConfig: Sendable {
+    /// Downloads running at once; default 6. Queued requests wait; time spent queued does not count
+    /// against the time-outs.
+    public var maxConcurrentDownloads: Int
+    /// Downloads running at once against one host; `nil` (the default) means only the overall limit.
+    public var maxConcurrentDownloadsPerHost: Int?
+    /// The order queued requests of equal priority start in; default ``DownloadExecutionOrder/fifo``.
+    public var executionOrder: DownloadExecutionOrder
+    /// The most a download may take from its start to its last byte, enforced by the downloader
+    /// itself to the millisecond; default 15 seconds.
+    public var downloadTimeout: Duration
+    /// The longest a download may go without receiving a byte; default 15 seconds. (URLSession
+    /// enforces it in whole seconds, rounded up here.)
+    public var idleTimeout: Duration
+    /// Header fields sent with every request; default `Accept: image/*,*/*;q=0.8` and a `User-Agent`
+    /// naming WebImage. Change with ``Downloader/setValue(_:forHTTPHeaderField:)``.
+    public var httpHeaders: [String: String]
+    /// Credentials sent as HTTP basic authentication with every request; default `nil`.
+    public var basicAuthentication: (username: String, password: String)?
+    /// Redirects followed before failing with ``WebImageError/tooManyRedirects(url:)``; default 10.
+    public var maxRedirects: Int
+    /// Statuses treated as success; default `200..<300`.
+    public var acceptableStatusCodes: Set<Int>
+    /// MIME types (`image/png`, or `image/*` for a family) accepted; `nil` (the default) accepts any.
+    public var acceptableContentTypes: Set<String>?
+    /// The largest body accepted, checked against `Content-Length` before reading and against the
+    /// bytes received; default 64 MiB.
+    public var maxResponseBytes: Int
+    /// Runs on every request before it is sent; default `nil`.
+    public var requestModifier: RequestModifier?
+    /// Runs on every response before its body is read; default `nil`.
+    public var responseModifier: ResponseModifier?
+    /// Runs on every body before it is returned; default `nil`.
+    public var dataTransformer: DataTransformer?
+
+    /// The `User-Agent` WebImage sends by default.
+    public static let defaultUserAgent = "WebImage/0.1 (Swift; Linux)"
+
+    /// Creates a configuration; every parameter defaults to the property's documented default.
+    public init(
+        maxConcurrentDownloads: Int = 6, maxConcurrentDownloadsPerHost: Int? = nil, executionOrder: DownloadExecutionOrder = .fifo,
+        downloadTimeout: Duration = .seconds(15), idleTimeout: Duration = .seconds(15),
+        httpHeaders: [String: String] = ["Accept": "image/*,*/*;q=0.8", "User-Agent": DownloaderConfig.defaultUserAgent],
+        basicAuthentication: (username: String, password: String)? = nil, maxRedirects: Int = 10,
+        acceptableStatusCodes: Set<Int> = Set(200..<300), acceptableContentTypes: Set<String>? = nil,
+        maxResponseBytes: Int = 64 << 20, requestModifier: RequestModifier? = nil, responseModifier: ResponseModifier? = nil,
+        dataTransformer: DataTransformer? = nil
+    ) {
+        self.maxConcurrentDownloads = maxConcurrentDownloads
+        self.maxConcurrentDownloadsPerHost = maxConcurrentDownloadsPerHost
+        self.executionOrder = executionOrder
+        self.downloadTimeout = downloadTimeout
+        self.idleTimeout = idleTimeout
+        self.httpHeaders = httpHeaders
+        self.basicAuthentication = basicAuthentication
+        self.maxRedirects = maxRedirects
+        self.acceptableStatusCodes = acceptableStatusCodes
+        self.acceptableContentTypes = acceptableContentTypes
+        self.maxResponseBytes = maxResponseBytes
+        self.requestModifier = requestModifier
+        self.responseModifier = responseModifier
+        self.dataTransformer = dataTransformer
+    }
+
+    /// Whether `contentType` (a header value, parameters allowed) is accepted.
+    func accepts(contentType: String?) -> Bool {
+        guard let acceptable = acceptableContentTypes else { return true }
+        guard let contentType else { return false }
+        let mime = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        if acceptable.contains(mime) { return true }
+        let family = mime.split(separator: "/").first.map { "\($0)/*" } ?? ""
+        return acceptable.contains(family)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The shared-download bookkeeping, driven directly as the session delegate would (no network, no timing).
+@Suite struct DownloadOperationTests {
+    let url = URL(string: "http://example.com/a.png")!
+
+    func makeOperation() -> DownloadOperation {
+        DownloadOperation(key: url.absoluteString, request: ImageLoadRequest(url: url), sequence: 1) { _ in }
+    }
+
+    func response(length: Int) -> HTTPURLResponse {
+        HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "\(length)"])!
+    }
+
+    /// Adds caller `id` and returns the task waiting for its result.
+    func join(_ operation: DownloadOperation, id: UInt64, progress: ImageLoadProgressHandler? = nil) async -> Task<ImageLoadResponse, any Error> {
+        operation.reserve(id)
+        let added = Mutex(false)
+        let task = Task {
+            try await withCheckedThrowingContinuation { continuation in
+                _ = operation.addWaiter(id, continuation: continuation, progress: progress)
+                added.withLock { $0 = true }
+            }
+        }
+        while !added.withLock({ $0 }) { await Task.yield() }
+        return task
+    }
+
+    @Test func aLateJoinerFirstGetsEverythingReceivedSoFarThenEachNewChunk() async throws {
+        let operation = makeOperation()
+        let config = DownloaderConfig()
+        let early = await join(operation, id: 1)
+        #expect(operation.received(response(length: 6), config: config))
+        #expect(operation.received(Data([1, 2]), maxBytes: 100))
+        #expect(operation.received(Data([3, 4]), maxBytes: 100))
+        let chunks = Mutex<[Data]>([])
+        let late = await join(operation, id: 2) { progress in chunks.withLock { $0.append(progress.chunk) } }
+        #expect(operation.received(Data([5, 6]), maxBytes: 100))
+        operation.completed(error: nil as (any Error)?, config: config)
+        #expect(chunks.withLock { $0 } == [Data([1, 2, 3, 4, 5, 6])])
+        #expect(try await late.value.data == Data([1, 2, 3, 4, 5, 6]))
+        #expect(try await early.value.data == Data([1, 2, 3, 4, 5, 6]))
+    }
+
+    @Test func aBodyShorterThanItsContentLengthIsTruncatedEvenWhenTheSessionSaysUnknown() async throws {
+        let operation = makeOperation()
+        let waiter = await join(operation, id: 1)
+        #expect(operation.received(response(length: 10), config: DownloaderConfig()))
+        #expect(operation.received(Data([1, 2, 3]), maxBytes: 100))
+        operation.completed(error: URLError(.unknown), config: DownloaderConfig())
+        await #expect(throws: WebImageError.truncatedResponse(received: 3, expected: 10, url: url)) { try await waiter.value }
+    }
+
+    @Test func theFirstVerdictWins() async throws {
+        let operation = makeOperation()
+        let waiter = await join(operation, id: 1)
+        operation.fail(WebImageError.timedOut(url: url))
+        operation.completed(error: nil as (any Error)?, config: DownloaderConfig())
+        await #expect(throws: WebImageError.timedOut(url: url)) { try await waiter.value }
+        #expect(operation.isFinished)
+    }
+
+    @Test func aCallerCancelledBeforeJoiningIsResumedAtOnceAndLeavesNobodyWaiting() async throws {
+        let operation = makeOperation()
+        operation.reserve(7)
+        #expect(operation.isWanted)
+        #expect(!operation.removeWaiter(7), "the caller has not joined yet")
+        let nobodyLeft = Mutex(false)
+        await #expect(throws: WebImageError.cancelled(url: url)) {
+            try await withCheckedThrowingContinuation { (continuation: DownloadOperation.Continuation) in
+                nobodyLeft.withLock { $0 = operation.addWaiter(7, continuation: continuation, progress: nil) }
+            }
+        }
+        #expect(nobodyLeft.withLock { $0 })
+        #expect(!operation.isWanted)
+    }
+
+    @Test func passingTheSizeLimitWhileReadingFails() async throws {
+        let operation = makeOperation()
+        let waiter = await join(operation, id: 1)
+        let chunked = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])!
+        #expect(operation.received(chunked, config: DownloaderConfig()))
+        #expect(operation.received(Data(count: 60), maxBytes: 100))
+        #expect(!operation.received(Data(count: 60), maxBytes: 100))
+        await #expect(throws: WebImageError.responseTooLarge(limit: 100, url: url)) { try await waiter.value }
+    }
+}

@@ -1,0 +1,425 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+
+/// Holds server replies until the test opens it (handlers run on the server's own threads, so they may block).
+final class Gate: Sendable {
+    private let isOpen = Mutex(false)
+
+    func wait() {
+        while !isOpen.withLock({ $0 }) { usleep(1000) }
+    }
+
+    func open() {
+        isOpen.withLock { $0 = true }
+    }
+}
+
+@Suite struct DownloaderTests {
+    let server: TestHTTPServer
+    let body = Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+
+    init() throws {
+        server = try TestHTTPServer()
+    }
+
+    func waitUntil(_ condition: () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !(await condition()) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    func slow(_ delay: Duration = .milliseconds(300)) -> TestResponse {
+        TestResponse(body: body, delayBeforeHeaders: delay)
+    }
+
+    @Test func hundredConcurrentCallersShareOneRequest() async throws {
+        let gate = Gate()
+        server.route("/shared.bin") { _ in
+            gate.wait()
+            return TestResponse(body: body)
+        }
+        let downloader = Downloader()
+        let url = server.url("/shared.bin")
+        let tasks = (0..<100).map { _ in Task { try await downloader.load(ImageLoadRequest(url: url)).data } }
+        try await waitUntil { downloader.callerCount(for: ImageLoadRequest(url: url)) == 100 }
+        gate.open()
+        for task in tasks { #expect(try await task.value == body) }
+        #expect(server.requestCount(for: "/shared.bin") == 1)
+        #expect(downloader.startedDownloadCount == 1)
+    }
+
+    @Test func twoHundredJoinersOnOneURLAreAllServed() async throws {
+        server.route("/joiners.bin", TestResponse(body: body, drip: (chunkSize: 2000, interval: .milliseconds(5))))
+        let downloader = Downloader()
+        let url = server.url("/joiners.bin")
+        let served = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(index % 50))
+                    return try await downloader.load(ImageLoadRequest(url: url)).data == body
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(served == 200)
+    }
+
+    @Test func cancellingOneOfTwoCallersLeavesTheOtherServed() async throws {
+        let gate = Gate()
+        server.route("/two.bin") { _ in
+            gate.wait()
+            return TestResponse(body: body)
+        }
+        let downloader = Downloader()
+        let url = server.url("/two.bin")
+        let first = Task { try await downloader.load(ImageLoadRequest(url: url)) }
+        let second = Task { try await downloader.load(ImageLoadRequest(url: url)) }
+        try await waitUntil { downloader.callerCount(for: ImageLoadRequest(url: url)) == 2 }
+        first.cancel()
+        await #expect(throws: WebImageError.cancelled(url: url)) { try await first.value }
+        #expect(downloader.callerCount(for: ImageLoadRequest(url: url)) == 1)
+        gate.open()
+        #expect(try await second.value.data == body)
+        #expect(server.requestCount(for: "/two.bin") == 1)
+    }
+
+    @Test func cancellingEveryCallerClosesTheConnection() async throws {
+        server.route("/drip.bin", TestResponse(body: body, drip: (chunkSize: 100, interval: .milliseconds(50))))
+        let downloader = Downloader()
+        let task = Task { try await downloader.load(ImageLoadRequest(url: server.url("/drip.bin"))) }
+        try await waitUntil { server.requestCount(for: "/drip.bin") == 1 }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("a cancelled load must throw")
+        } catch let error as WebImageError {
+            guard case .cancelled = error else { Issue.record("expected cancelled, got \(error)"); return }
+        }
+        try await waitUntil { server.closedByClientCount(for: "/drip.bin") == 1 }
+        #expect(server.closedByClientCount(for: "/drip.bin") == 1)
+        try await waitUntil { downloader.currentDownloadCount == 0 }
+        #expect(downloader.currentDownloadCount == 0)
+    }
+
+    @Test func aRequestRightAfterACancelStartsCleanly() async throws {
+        server.route("/again.bin", slow(.milliseconds(200)))
+        let downloader = Downloader()
+        let url = server.url("/again.bin")
+        let cancelled = Task { try await downloader.load(ImageLoadRequest(url: url)) }
+        try await Task.sleep(for: .milliseconds(20))
+        cancelled.cancel()
+        _ = try? await cancelled.value
+        #expect(try await downloader.load(ImageLoadRequest(url: url)).data == body)
+    }
+
+    @Test func aCallerWhoseTaskIsAlreadyCancelledIsRefusedAtOnce() async throws {
+        server.route("/never.bin", slow())
+        let downloader = Downloader()
+        let url = server.url("/never.bin")
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await downloader.load(ImageLoadRequest(url: url))
+        }
+        await #expect(throws: WebImageError.cancelled(url: url)) { try await task.value }
+    }
+
+    func startOrder(of names: [(String, DownloadPriority)], config: DownloaderConfig) async throws -> [String] {
+        let order = Mutex<[String]>([])
+        let gate = Gate()
+        server.route("/blocker") { _ in
+            order.withLock { $0.append("blocker") }
+            gate.wait()
+            return TestResponse(body: Data([1]))
+        }
+        for (name, _) in names {
+            server.route("/\(name)") { _ in
+                order.withLock { $0.append(name) }
+                return TestResponse(body: Data([2]))
+            }
+        }
+        let downloader = Downloader(config: config)
+        let blocker = Task { try await downloader.load(ImageLoadRequest(url: server.url("/blocker"))) }
+        try await waitUntil { server.requestCount(for: "/blocker") == 1 }
+        var tasks: [Task<ImageLoadResponse, any Error>] = []
+        for (name, priority) in names {
+            tasks.append(Task { try await downloader.load(ImageLoadRequest(url: server.url("/\(name)"), priority: priority)) })
+            try await waitUntil { downloader.queuedDownloadCount == tasks.count }
+        }
+        #expect(downloader.queuedDownloadCount == names.count)
+        gate.open()
+        _ = try await blocker.value
+        for task in tasks { _ = try await task.value }
+        return order.withLock { $0 }
+    }
+
+    @Test func queuedDownloadsStartByPriorityThenInLIFOOrderWithALimitOfOne() async throws {
+        let order = try await startOrder(of: [("low", .low), ("normal1", .normal), ("normal2", .normal), ("high", .high)],
+                                         config: DownloaderConfig(maxConcurrentDownloads: 1, executionOrder: .lifo))
+        #expect(order == ["blocker", "high", "normal2", "normal1", "low"])
+    }
+
+    @Test func aSharedDownloadTakesItsMostUrgentCallersPriority() async throws {
+        let order = Mutex<[String]>([])
+        let gate = Gate()
+        server.route("/blocker") { _ in
+            order.withLock { $0.append("blocker") }
+            gate.wait()
+            return TestResponse(body: Data([1]))
+        }
+        for name in ["first", "raised"] {
+            server.route("/\(name)") { _ in
+                order.withLock { $0.append(name) }
+                return TestResponse(body: Data([2]))
+            }
+        }
+        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: 1))
+        let blocker = Task { try await downloader.load(ImageLoadRequest(url: server.url("/blocker"))) }
+        try await waitUntil { server.requestCount(for: "/blocker") == 1 }
+        let first = Task { try await downloader.load(ImageLoadRequest(url: server.url("/first"))) }
+        try await waitUntil { downloader.queuedDownloadCount == 1 }
+        let low = Task { try await downloader.load(ImageLoadRequest(url: server.url("/raised"), priority: .low)) }
+        try await waitUntil { downloader.queuedDownloadCount == 2 }
+        let high = Task { try await downloader.load(ImageLoadRequest(url: server.url("/raised"), priority: .high)) }
+        try await waitUntil { downloader.callerCount(for: ImageLoadRequest(url: server.url("/raised"))) == 2 }
+        gate.open()
+        for task in [blocker, first, low, high] { _ = try await task.value }
+        #expect(order.withLock { $0 } == ["blocker", "raised", "first"])
+    }
+
+    @Test func fifoIsTheDefaultOrder() async throws {
+        let order = try await startOrder(of: [("a", .normal), ("b", .normal), ("c", .normal)],
+                                         config: DownloaderConfig(maxConcurrentDownloads: 1))
+        #expect(order == ["blocker", "a", "b", "c"])
+    }
+
+    func gatedRoutes(_ paths: [String], gate: Gate) {
+        for path in paths {
+            server.route(path) { _ in
+                gate.wait()
+                return TestResponse(body: Data([1]))
+            }
+        }
+    }
+
+    @Test func raisingTheLimitWhileRunningStartsQueuedDownloads() async throws {
+        let gate = Gate()
+        gatedRoutes((0..<4).map { "/limit\($0)" }, gate: gate)
+        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: 1))
+        let tasks = (0..<4).map { index in
+            Task { try await downloader.load(ImageLoadRequest(url: server.url("/limit\(index)"))) }
+        }
+        try await waitUntil { downloader.queuedDownloadCount == 3 }
+        #expect(downloader.currentDownloadCount == 1)
+        downloader.updateConfig { $0.maxConcurrentDownloads = 4 }
+        #expect(downloader.currentDownloadCount == 4)
+        try await waitUntil { server.totalRequestCount == 4 }
+        #expect(server.totalRequestCount == 4)
+        gate.open()
+        for task in tasks { _ = try await task.value }
+    }
+
+    @Test func theTotalTimeoutStopsASlowDrip() async throws {
+        server.route("/slow-drip", TestResponse(body: body, drip: (chunkSize: 50, interval: .milliseconds(50))))
+        let downloader = Downloader(config: DownloaderConfig(downloadTimeout: .milliseconds(400)))
+        let url = server.url("/slow-drip")
+        await #expect(throws: WebImageError.timedOut(url: url)) { try await downloader.load(ImageLoadRequest(url: url)) }
+    }
+
+    @Test func timeSpentQueuedDoesNotCountAgainstTheTimeout() async throws {
+        server.route("/first", slow(.milliseconds(400)))
+        server.route("/second", TestResponse(body: body))
+        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: 1, downloadTimeout: .milliseconds(1500)))
+        let first = Task { try await downloader.load(ImageLoadRequest(url: server.url("/first"))) }
+        let second = Task { try await downloader.load(ImageLoadRequest(url: server.url("/second"))) }
+        _ = try await first.value
+        let response = try await second.value
+        #expect(response.data == body)
+        #expect(response.metrics.queuedDuration > .milliseconds(200))
+    }
+
+    func expectFailure(_ response: TestResponse, config: DownloaderConfig = DownloaderConfig(),
+                       matches: (WebImageError) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let path = "/failure-\(UUID().uuidString.prefix(8))"
+        server.route(path, response)
+        do {
+            let result = try await Downloader(config: config).load(ImageLoadRequest(url: server.url(path)))
+            Issue.record("expected a failure, got \(result.data.count) bytes", sourceLocation: sourceLocation)
+        } catch let error as WebImageError {
+            #expect(matches(error), "unexpected \(error)", sourceLocation: sourceLocation)
+            #expect(error.url == server.url(path), sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("not a WebImageError: \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func everyFailureIsATypedErrorWithTheURL() async throws {
+        await expectFailure(.text("gone", status: 404)) { if case .badStatusCode(404, _) = $0 { true } else { false } }
+        await expectFailure(.text("oops", status: 503)) { if case .badStatusCode(503, _) = $0 { $0.isTransient } else { false } }
+        await expectFailure(TestResponse(headers: [("Content-Type", "text/html")], body: Data("<html>".utf8)),
+                            config: DownloaderConfig(acceptableContentTypes: ["image/*"])) {
+            if case .unacceptableContentType("text/html", _) = $0 { true } else { false }
+        }
+        await expectFailure(TestResponse(body: body), config: DownloaderConfig(maxResponseBytes: 1000)) {
+            if case .responseTooLarge(1000, _) = $0 { true } else { false }
+        }
+        await expectFailure(TestResponse(body: body, contentLength: .omitted), config: DownloaderConfig(maxResponseBytes: 1000)) {
+            if case .responseTooLarge(1000, _) = $0 { true } else { false }
+        }
+        await expectFailure(TestResponse(body: body, closeAfterBodyBytes: 5000)) {
+            if case .truncatedResponse(let received, 20_000, _) = $0 { received < 20_000 } else { false }
+        }
+        await expectFailure(TestResponse(body: Data())) { if case .emptyResponse = $0 { true } else { false } }
+        await expectFailure(TestResponse(body: body), config: DownloaderConfig(responseModifier: { _ in nil })) {
+            if case .rejected = $0 { true } else { false }
+        }
+        await expectFailure(TestResponse(body: body), config: DownloaderConfig(requestModifier: { _ in nil })) {
+            if case .rejected = $0 { true } else { false }
+        }
+        await expectFailure(TestResponse(body: body), config: DownloaderConfig(dataTransformer: { _, _ in nil })) {
+            if case .rejected = $0 { true } else { false }
+        }
+    }
+
+    @Test func aRedirectLoopFailsWithTooManyRedirects() async throws {
+        server.route("/loop-a", .redirect(to: "/loop-b"))
+        server.route("/loop-b", .redirect(to: "/loop-a"))
+        let url = server.url("/loop-a")
+        await #expect(throws: WebImageError.tooManyRedirects(url: url)) {
+            try await Downloader(config: DownloaderConfig(maxRedirects: 3)).load(ImageLoadRequest(url: url))
+        }
+    }
+
+    @Test func redirectsAreFollowedUpToTheLimit() async throws {
+        server.route("/moved", .redirect(to: "/target"))
+        server.route("/target", TestResponse(body: body))
+        let response = try await Downloader().load(ImageLoadRequest(url: server.url("/moved")))
+        #expect(response.data == body)
+        #expect(response.url == server.url("/target"))
+        #expect(response.metrics.redirectCount == 1)
+    }
+
+    @Test func aConnectionRefusedIsATransportError() async throws {
+        let closed = try TestHTTPServer()
+        let url = closed.url("/nothing")
+        closed.stop()
+        do {
+            _ = try await Downloader().load(ImageLoadRequest(url: url))
+            Issue.record("expected a transport error")
+        } catch let error as WebImageError {
+            guard case .transport = error else { Issue.record("expected transport, got \(error)"); return }
+            #expect(error.isTransient)
+        }
+    }
+
+    @Test func nonHTTPURLsAreInvalid() async {
+        await #expect(throws: WebImageError.self) { try await Downloader().load(ImageLoadRequest(url: URL(fileURLWithPath: "/tmp/x.png"))) }
+        #expect(!Downloader.shared.canLoad(URL(string: "ftp://example.com/a.png")!))
+    }
+
+    @Test func headersModifiersAndAuthenticationReachTheServer() async throws {
+        server.route("/headers", TestResponse(body: body))
+        let downloader = Downloader(config: DownloaderConfig(
+            basicAuthentication: (username: "ada", password: "secret"),
+            requestModifier: { request in
+                var request = request
+                request.setValue("modified", forHTTPHeaderField: "X-Modifier")
+                return request
+            }))
+        downloader.setValue("token-1", forHTTPHeaderField: "X-Token")
+        downloader.setValue(nil, forHTTPHeaderField: "User-Agent")
+        downloader.setValue("Custom/1.0", forHTTPHeaderField: "User-Agent")
+        _ = try await downloader.load(ImageLoadRequest(url: server.url("/headers"), headers: ["X-Request": "yes"]))
+        let headers = try #require(server.requests(for: "/headers").first).headers
+        #expect(headers["accept"] == "image/*,*/*;q=0.8")
+        #expect(headers["user-agent"] == "Custom/1.0")
+        #expect(headers["x-token"] == "token-1")
+        #expect(headers["x-modifier"] == "modified")
+        #expect(headers["x-request"] == "yes")
+        #expect(headers["authorization"] == "Basic " + Data("ada:secret".utf8).base64EncodedString())
+        downloader.setValue(nil, forHTTPHeaderField: "X-Token")
+        _ = try await downloader.load(ImageLoadRequest(url: server.url("/headers"), headers: ["X-Second": "1"]))
+        #expect(server.requests(for: "/headers").last?.headers["x-token"] == nil)
+    }
+
+    @Test func theDefaultUserAgentNamesWebImage() async throws {
+        server.route("/agent", TestResponse(body: body))
+        _ = try await Downloader().load(ImageLoadRequest(url: server.url("/agent")))
+        #expect(server.requests(for: "/agent").first?.headers["user-agent"]?.hasPrefix("WebImage/") == true)
+    }
+
+    @Test func conditionalRequestsReportNotModified() async throws {
+        server.route("/etag") { request in
+            request.headers["if-none-match"] == "\"v1\""
+                ? TestResponse(status: 304)
+                : TestResponse(headers: [("ETag", "\"v1\""), ("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT"),
+                                         ("Cache-Control", "public, max-age=600")], body: body)
+        }
+        let downloader = Downloader()
+        let url = server.url("/etag")
+        let first = try await downloader.load(ImageLoadRequest(url: url))
+        #expect(first.validators == HTTPValidators(entityTag: "\"v1\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT"))
+        #expect(first.maxAge == 600)
+        await #expect(throws: WebImageError.notModified(url: url)) {
+            try await downloader.load(ImageLoadRequest(url: url, validators: first.validators))
+        }
+        #expect(server.requests(for: "/etag").last?.headers["if-modified-since"] == "Wed, 21 Oct 2015 07:28:00 GMT")
+        let changed = try await downloader.load(ImageLoadRequest(url: url, validators: HTTPValidators(entityTag: "\"old\"")))
+        #expect(changed.data == body)
+    }
+
+    @Test func progressIsMonotoneAndEndsAtTheByteCount() async throws {
+        server.route("/progress", TestResponse(body: body, drip: (chunkSize: 3000, interval: .milliseconds(10))))
+        let reports = Mutex<[ImageLoadProgress]>([])
+        let response = try await Downloader().load(ImageLoadRequest(url: server.url("/progress"))) { progress in
+            reports.withLock { $0.append(progress) }
+        }
+        let all = reports.withLock { $0 }
+        #expect(all.count >= 2)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.receivedBytes < $1.receivedBytes })
+        #expect(all.last?.receivedBytes == body.count)
+        #expect(all.allSatisfy { $0.expectedBytes == body.count })
+        #expect(all.reduce(Data()) { $0 + $1.chunk } == response.data)
+    }
+
+    @Test func eventsEndWithTheResponse() async throws {
+        server.route("/events", TestResponse(body: body, drip: (chunkSize: 5000, interval: .milliseconds(5))))
+        var received = 0
+        var finished: ImageLoadResponse?
+        for try await event in Downloader().events(for: ImageLoadRequest(url: server.url("/events"))) {
+            switch event {
+            case .progress(let progress): received = progress.receivedBytes
+            case .finished(let response): finished = response
+            }
+        }
+        #expect(received == body.count)
+        #expect(finished?.data == body)
+    }
+
+    @Test func cancelAllFailsEveryCallerAndClosesTheConnections() async throws {
+        for index in 0..<3 { server.route("/all\(index)", TestResponse(body: body, drip: (chunkSize: 100, interval: .milliseconds(50)))) }
+        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: 2))
+        let tasks = (0..<3).map { index in Task { try await downloader.load(ImageLoadRequest(url: server.url("/all\(index)"))) } }
+        try await waitUntil { server.totalRequestCount == 2 }
+        downloader.cancelAll()
+        for task in tasks {
+            await #expect(throws: WebImageError.self) { try await task.value }
+        }
+        try await waitUntil { server.closedByClientCount(for: "/all0") + server.closedByClientCount(for: "/all1") == 2 }
+        #expect(server.closedByClientCount(for: "/all0") + server.closedByClientCount(for: "/all1") == 2)
+        #expect(server.requestCount(for: "/all2") == 0)
+    }
+
+    @Test func thePerHostLimitHoldsBackExtraDownloads() async throws {
+        let gate = Gate()
+        gatedRoutes((0..<3).map { "/host\($0)" }, gate: gate)
+        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: 6, maxConcurrentDownloadsPerHost: 2))
+        let tasks = (0..<3).map { index in Task { try await downloader.load(ImageLoadRequest(url: server.url("/host\(index)"))) } }
+        try await waitUntil { downloader.queuedDownloadCount + downloader.currentDownloadCount == 3 }
+        #expect(downloader.currentDownloadCount == 2)
+        #expect(downloader.queuedDownloadCount == 1)
+        gate.open()
+        for task in tasks { _ = try await task.value }
+    }
+}
