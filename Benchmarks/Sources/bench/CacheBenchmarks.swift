@@ -18,18 +18,16 @@ enum CacheBenchmarks {
             cache.setValue(image, forKey: key, cost: image.cost)
             bare.withLock { $0[key] = image }
         }
-        let ours = Measure.median(iterations: iterations) {
+        let (ours, reference) = Measure.interleaved(iterations: iterations) {
             for index in 0..<operations { _ = cache.value(forKey: keys[index % 1000]) }
-        }
-        let reference = Measure.median(iterations: iterations) {
+        } reference: {
             for index in 0..<operations { _ = bare.withLock { $0[keys[index % 1000]] } }
         }
         rows.append(Row(name: "memory cache get x\(operations / 1000)k", ours: ours, reference: "Mutex<[String: Image]> get",
                         referenceValue: reference, goal: 0.5))
-        let oursSet = Measure.median(iterations: iterations) {
+        let (oursSet, referenceSet) = Measure.interleaved(iterations: iterations) {
             for index in 0..<operations { cache.setValue(image, forKey: keys[index % 1000], cost: image.cost) }
-        }
-        let referenceSet = Measure.median(iterations: iterations) {
+        } reference: {
             for index in 0..<operations { bare.withLock { $0[keys[index % 1000]] = image } }
         }
         rows.append(Row(name: "memory cache set x\(operations / 1000)k", ours: oursSet, reference: "Mutex<[String: Image]> set",
@@ -44,25 +42,25 @@ enum CacheBenchmarks {
         let imageCache = ImageCache(directory: directory.appendingPathComponent("cache"), config: config)
         try await imageCache.storeData(jpeg, forKey: "hit.jpg")
         let query = ImageCacheQuery(cacheType: .disk, promotesToMemory: false)
-        let diskHit = try await medianAsync(iterations: iterations * 4) { _ = try await imageCache.query(forKey: "hit.jpg", query: query) }
         let path = try requireBench(imageCache.cachePath(forKey: "hit.jpg"))
-        let plainHit = try Measure.median(iterations: iterations * 4) {
+        let (diskHit, plainHit) = try await DownloadBenchmarks.interleaved(iterations * 4) {
+            _ = try await imageCache.query(forKey: "hit.jpg", query: query)
+        } reference: {
             _ = try CoderRegistry.shared.decode(try readPlain(path))
         }
         rows.append(Row(name: "disk hit: read + decode \(jpeg.count / 1000) KB JPEG", ours: diskHit, reference: "read() + decode",
                         referenceValue: plainHit, goal: 0.9))
 
         let diskCache = try DiskCache(directory: directory.appendingPathComponent("writes"), config: config)
-        var counter = 0
-        let diskWrite = try await medianAsync(iterations: iterations * 4) {
-            counter += 1
-            try await diskCache.store(jpeg, forKey: "write-\(counter % 50).jpg")
-        }
         let plainDirectory = directory.appendingPathComponent("plain").path
         try FileManager.default.createDirectory(atPath: plainDirectory, withIntermediateDirectories: true)
-        let plainWrite = try Measure.median(iterations: iterations * 4) {
-            counter += 1
-            try writePlain(jpeg, to: plainDirectory + "/write-\(counter % 50).jpg")
+        let counter = Mutex(0)
+        let (diskWrite, plainWrite) = try await DownloadBenchmarks.interleaved(iterations * 4) {
+            let index = counter.withLock { $0 += 1; return $0 % 50 }
+            try await diskCache.store(jpeg, forKey: "write-\(index).jpg")
+        } reference: {
+            let index = counter.withLock { $0 += 1; return $0 % 50 }
+            try writePlain(jpeg, to: plainDirectory + "/write-\(index).jpg")
         }
         rows.append(Row(name: "disk write \(jpeg.count / 1000) KB (temp + rename)", ours: diskWrite, reference: "write() + rename",
                         referenceValue: plainWrite, goal: 0.9))

@@ -22,11 +22,10 @@ enum CodecBenchmarks {
             do { image = try CoderRegistry.shared.decode(data) } catch { fail("\(sample.name): \(error)") }
             let megapixels = Double(image.width * image.height) / 1e6
 
-            let ours = Measure.median(iterations: iterations) {
-                _ = try? CoderRegistry.shared.decode(data)
-            }
-            let reference = data.withUnsafeBytes { bytes in
-                Measure.median(iterations: iterations) {
+            let (ours, reference) = data.withUnsafeBytes { bytes in
+                Measure.interleaved(iterations: iterations) {
+                    _ = try? CoderRegistry.shared.decode(data)
+                } reference: {
                     var width: Int32 = 0, height: Int32 = 0, channels: Int32 = 0
                     let base = bytes.bindMemory(to: UInt8.self).baseAddress
                     let status = sample.format == .jpeg
@@ -56,11 +55,10 @@ enum CodecBenchmarks {
         let photo = corpus.appendingPathComponent(samples[0].path)
         guard let photoData = try? Data(contentsOf: photo) else { fail("missing \(photo.path)") }
         let thumbnailOptions = DecodeOptions(thumbnailPixelSize: PixelSize(width: 512, height: 512))
-        let inProcess = Measure.median(iterations: iterations) {
-            _ = try? CoderRegistry.shared.decode(photoData, options: thumbnailOptions)
-        }
-        let dctOnly = photoData.withUnsafeBytes { bytes in
-            Measure.median(iterations: iterations) {
+        let (inProcess, dctOnly) = photoData.withUnsafeBytes { bytes in
+            Measure.interleaved(iterations: iterations) {
+                _ = try? CoderRegistry.shared.decode(photoData, options: thumbnailOptions)
+            } reference: {
                 var width: Int32 = 0, height: Int32 = 0
                 _ = baseline_decode_jpeg(bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count, 8, buffer.baseAddress, buffer.count, &width, &height)
             }

@@ -14,6 +14,24 @@ enum Measure {
         return samples.sorted()[samples.count / 2]
     }
 
+    /// Runs `ours` and `reference` alternately (once untimed each, then `iterations` times each) and
+    /// returns both medians: drift in a busy machine then hits both figures alike.
+    static func interleaved(iterations: Int, _ ours: () throws -> Void, reference: () throws -> Void) rethrows -> (ours: Double, reference: Double) {
+        try ours()
+        try reference()
+        var oursTimes: [Double] = []
+        var referenceTimes: [Double] = []
+        for _ in 0..<iterations {
+            var start = ContinuousClock.now
+            try ours()
+            oursTimes.append(milliseconds(ContinuousClock.now - start))
+            start = .now
+            try reference()
+            referenceTimes.append(milliseconds(ContinuousClock.now - start))
+        }
+        return (oursTimes.sorted()[iterations / 2], referenceTimes.sorted()[iterations / 2])
+    }
+
     static func milliseconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15

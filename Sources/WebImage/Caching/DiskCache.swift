@@ -100,6 +100,7 @@ public actor DiskCache {
                 index[name]?.accessTime = Self.now()
                 return data
             }
+            DiskFile.remove(path)   // its sidecar, if any, must not outlive it
             forget(name)
         }
         let name = DiskCacheFileName.make(forKey: key)
@@ -126,9 +127,10 @@ public actor DiskCache {
         let name = DiskCacheFileName.make(forKey: key)
         let path = directory.path + "/" + name
         let encoded = metadata.flatMap { try? JSONEncoder().encode($0) }
-        try DiskFile.write(data, to: path, metadata: encoded, durability: config.diskWriteDurability)
+        // A sidecar can only exist for a name already on disk (the index knows every file at start).
+        let size = try DiskFile.write(data, to: path, metadata: encoded, durability: config.diskWriteDurability,
+                                      replacing: index[name] != nil)
         let now = Self.now()
-        let size = DiskFile.allocatedSize(path) ?? Self.roundedToBlocks(data.count)
         indexedBytes += size - (index[name]?.allocatedBytes ?? 0)
         index[name] = Entry(allocatedBytes: size, accessTime: now, modificationTime: now)
         if config.maxDiskSize > 0 && indexedBytes > config.maxDiskSize {
@@ -262,8 +264,6 @@ public actor DiskCache {
             }
         }
     }
-
-    private static func roundedToBlocks(_ byteCount: Int) -> Int { (byteCount + 4095) / 4096 * 4096 }
 
     private static func now() -> Double { Date().timeIntervalSince1970 }
 }

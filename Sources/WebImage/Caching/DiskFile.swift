@@ -1,5 +1,6 @@
 import CFileSystem
 import Foundation
+import Synchronization
 
 /// The system calls behind ``DiskCache``: crash-safe writes (temporary file + rename), reads with
 /// `open`/`read`, metadata in an extended attribute or a sidecar, and fast directory listing.
@@ -7,14 +8,21 @@ enum DiskFile {
     static let metadataAttribute = "user.webimage.metadata"
     static let temporaryPrefix = ".tmp-"
     static let sidecarPrefix = ".meta-"
+    private static let temporaryCounter = Atomic<UInt64>(0)
 
     /// Writes `data` to `path` so that the file either keeps its old content or has all the new
     /// content, never part of it: a temporary file in the same directory, renamed into place.
     /// Metadata goes in an extended attribute of the temporary file (or a sidecar file).
+    /// - Parameter replacing: whether an entry may exist at `path` already (whose sidecar must go).
+    /// - Returns: the bytes the file occupies on disk (`st_blocks × 512`).
     /// - Throws: ``DiskCacheError/writeFailed(path:errno:)``; the temporary file is removed.
-    static func write(_ data: Data, to path: String, metadata: Data?, durability: DiskWriteDurability) throws(DiskCacheError) {
+    @discardableResult
+    static func write(_ data: Data, to path: String, metadata: Data?, durability: DiskWriteDurability,
+                      replacing: Bool = true) throws(DiskCacheError) -> Int {
         let directory = (path as NSString).deletingLastPathComponent
-        let temporary = directory + "/" + temporaryPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        // Unique across threads (the counter) and processes sharing the directory (the pid).
+        let serial = temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue
+        let temporary = directory + "/" + temporaryPrefix + String(getpid()) + "-" + String(serial, radix: 36)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .writeFailed(path: path, errno: Glibc.errno) }
         var failure: Int32 = 0
@@ -38,10 +46,12 @@ enum DiskFile {
                 if Glibc.errno == ENOTSUP || Glibc.errno == E2BIG || Glibc.errno == ERANGE { needsSidecar = true } else { failure = Glibc.errno }
             }
         }
+        var info = stat()
+        let allocated = fstat(fd, &info) == 0 ? Int(info.st_blocks) * 512 : (data.count + 4095) / 4096 * 4096
         if close(fd) != 0 && failure == 0 { failure = Glibc.errno }
         if failure == 0, needsSidecar, let metadata {
             do { try write(metadata, to: sidecarPath(for: path), metadata: nil, durability: durability) } catch { failure = error.errno }
-        } else if failure == 0 {
+        } else if failure == 0 && replacing {
             unlink(sidecarPath(for: path))   // an older entry's sidecar must not outlive it
         }
         if failure == 0, rename(temporary, path) != 0 { failure = Glibc.errno }
@@ -56,6 +66,7 @@ enum DiskFile {
                 close(directoryFD)
             }
         }
+        return allocated
     }
 
     /// The whole content of `path`, or nil when it does not exist.
