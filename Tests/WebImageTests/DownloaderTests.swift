@@ -35,10 +35,7 @@ final class Gate: Sendable {
 
     @Test func hundredConcurrentCallersShareOneRequest() async throws {
         let gate = Gate()
-        server.route("/shared.bin") { _ in
-            gate.wait()
-            return TestResponse(body: body)
-        }
+        gatedRoutes(["/shared.bin"], gate: gate, body: body)
         let downloader = Downloader()
         let url = server.url("/shared.bin")
         let tasks = (0..<100).map { _ in Task { try await downloader.load(ImageLoadRequest(url: url)).data } }
@@ -67,10 +64,7 @@ final class Gate: Sendable {
 
     @Test func cancellingOneOfTwoCallersLeavesTheOtherServed() async throws {
         let gate = Gate()
-        server.route("/two.bin") { _ in
-            gate.wait()
-            return TestResponse(body: body)
-        }
+        gatedRoutes(["/two.bin"], gate: gate, body: body)
         let downloader = Downloader()
         let url = server.url("/two.bin")
         let first = Task { try await downloader.load(ImageLoadRequest(url: url)) }
@@ -194,11 +188,12 @@ final class Gate: Sendable {
         #expect(order == ["blocker", "a", "b", "c"])
     }
 
-    func gatedRoutes(_ paths: [String], gate: Gate) {
+    /// Routes whose replies wait until `gate` opens.
+    func gatedRoutes(_ paths: [String], gate: Gate, body: Data = Data([1])) {
         for path in paths {
             server.route(path) { _ in
                 gate.wait()
-                return TestResponse(body: Data([1]))
+                return TestResponse(body: body)
             }
         }
     }
