@@ -14,9 +14,20 @@ import FoundationNetworking
         return try await fetch(request)
     }
 
-    private func fetch(_ request: URLRequest, session: URLSession = .shared) async throws -> (Data, HTTPURLResponse) {
-        let (data, response) = try await session.data(for: request)
+    /// Fetches with `session`, or by default a fresh session of its own: URLSession.shared limits
+    /// connections per host across every test running in parallel, so another test's 30 s reply
+    /// could hold this request in its queue.
+    private func fetch(_ request: URLRequest, session: URLSession? = nil) async throws -> (Data, HTTPURLResponse) {
+        let active = session ?? Self.makeSession()
+        defer { if session == nil { active.finishTasksAndInvalidate() } }
+        let (data, response) = try await active.data(for: request)
         return (data, try #require(response as? HTTPURLResponse))
+    }
+
+    private static func makeSession() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        return URLSession(configuration: configuration)
     }
 
     private static func bytes(_ count: Int) -> Data {
@@ -167,7 +178,6 @@ import FoundationNetworking
     }
 
     @Test func twoHundredConcurrentRequestsAreAllServed() async throws {
-        // URLSession.shared runs at most 6 connections to one host at a time; the rest wait in its queue.
         let server = try TestHTTPServer()
         server.route("/item") { request in .text("item \(request.path)") }
         let urls = (0..<200).map { server.url("/item?n=\($0)") }
