@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Synchronization
 import Testing
 @testable import WebImage
@@ -22,11 +25,6 @@ final class Gate: Sendable {
 
     init() throws {
         server = try TestHTTPServer()
-    }
-
-    func waitUntil(_ condition: () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !(await condition()) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     func slow(_ delay: Duration = .milliseconds(300)) -> TestResponse {
@@ -250,8 +248,8 @@ final class Gate: Sendable {
     }
 
     @Test func everyFailureIsATypedErrorWithTheURL() async throws {
-        await expectFailure(.text("gone", status: 404)) { if case .badStatusCode(404, _) = $0 { true } else { false } }
-        await expectFailure(.text("oops", status: 503)) { if case .badStatusCode(503, _) = $0 { $0.isTransient } else { false } }
+        await expectFailure(.text("gone", status: 404)) { if case .badStatusCode(404, _, nil) = $0 { true } else { false } }
+        await expectFailure(.text("oops", status: 503)) { if case .badStatusCode(503, _, nil) = $0 { $0.isTransient } else { false } }
         await expectFailure(TestResponse(headers: [("Content-Type", "text/html")], body: Data("<html>".utf8)),
                             config: DownloaderConfig(acceptableContentTypes: ["image/*"])) {
             if case .unacceptableContentType("text/html", _) = $0 { true } else { false }
@@ -338,6 +336,16 @@ final class Gate: Sendable {
         #expect(server.requests(for: "/headers").last?.headers["x-token"] == nil)
     }
 
+    @Test func aCredentialIsSentAsBasicAuthenticationAndWinsOverTheUserNamePair() async throws {
+        server.route("/credential", TestResponse(body: body))
+        let downloader = Downloader(config: DownloaderConfig(
+            basicAuthentication: (username: "ignored", password: "ignored"),
+            credential: URLCredential(user: "grace", password: "hopper", persistence: .none)))
+        _ = try await downloader.load(ImageLoadRequest(url: server.url("/credential")))
+        let headers = try #require(server.requests(for: "/credential").first).headers
+        #expect(headers["authorization"] == "Basic " + Data("grace:hopper".utf8).base64EncodedString())
+    }
+
     @Test func theDefaultUserAgentNamesWebImage() async throws {
         server.route("/agent", TestResponse(body: body))
         _ = try await Downloader().load(ImageLoadRequest(url: server.url("/agent")))
@@ -390,6 +398,35 @@ final class Gate: Sendable {
         }
         #expect(received == body.count)
         #expect(finished?.data == body)
+    }
+
+    @Test func aSlowConsumerGetsMergedChunksNotAGrowingQueue() async throws {
+        server.route("/merged", TestResponse(body: body, drip: (chunkSize: 1000, interval: .milliseconds(1))))
+        let downloader = Downloader()
+        let stream = downloader.events(for: ImageLoadRequest(url: server.url("/merged")))
+        try await waitUntil { downloader.startedDownloadCount == 1 && downloader.currentDownloadCount == 0 }
+        var events: [DownloadEvent] = []
+        for try await event in stream { events.append(event) }
+        #expect(events.count == 2)
+        guard case .progress(let progress) = events.first, case .finished(let response) = events.last else {
+            Issue.record("expected one merged progress event, then the response: \(events)")
+            return
+        }
+        #expect(progress.chunk == body)
+        #expect(progress.receivedBytes == body.count)
+        #expect(response.data == body)
+    }
+
+    @Test func leavingTheEventLoopEarlyCancelsTheDownload() async throws {
+        server.route("/leave", TestResponse(body: body, drip: (chunkSize: 100, interval: .milliseconds(50))))
+        let downloader = Downloader()
+        for try await event in downloader.events(for: ImageLoadRequest(url: server.url("/leave"))) {
+            guard case .progress = event else { Issue.record("the download should not finish"); break }
+            break
+        }
+        try await waitUntil { server.closedByClientCount(for: "/leave") == 1 }
+        #expect(server.closedByClientCount(for: "/leave") == 1)
+        #expect(downloader.currentDownloadCount == 0)
     }
 
     @Test func cancelAllFailsEveryCallerAndClosesTheConnections() async throws {

@@ -170,8 +170,10 @@ final class TestHTTPServer: Sendable {
     var peakConnectionCount: Int { core.withState { $0.peakConnections } }
 
     /// Polls `condition` every 5 ms until it holds or `timeout` passes; returns whether it held. For
-    /// waiting on the server's view of things (e.g. `closedByClientCount`) without fixed sleeps.
-    func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+    /// waiting on the server's view of things (e.g. `closedByClientCount`) without fixed sleeps. The
+    /// timeout is generous because a loaded machine (the whole suite on two cores) can starve a test for
+    /// many seconds; a passing wait returns as soon as the condition holds.
+    func waitUntil(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             if ContinuousClock.now >= deadline { return false }
@@ -184,8 +186,10 @@ final class TestHTTPServer: Sendable {
     /// Idempotent; also runs in deinit.
     func stop() { core.stop() }
 
+    /// A pattern ending in `*` matches every path that starts with the rest of it.
     private static func matches(_ pattern: String, _ target: String) -> Bool {
-        pattern.contains("?") ? pattern == target : pattern == String(target.prefix { $0 != "?" })
+        if pattern.hasSuffix("*") { return target.hasPrefix(pattern.dropLast()) }
+        return pattern.contains("?") ? pattern == target : pattern == String(target.prefix { $0 != "?" })
     }
 }
 
@@ -342,6 +346,7 @@ final class TestHTTPServerCore: Sendable {
         let route: Route? = state.withLock { state in
             state.requests.append(request)
             return state.routes[request.path] ?? state.routes[request.pathWithoutQuery]
+                ?? state.routes.first { $0.key.hasSuffix("*") && request.path.hasPrefix($0.key.dropLast()) }?.value
         }
         switch route {
         case .fixed(let response): return response

@@ -31,3 +31,11 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// Polls `condition` every 5 ms until it holds or `timeout` passes (then the test's own expectation
+/// reports the failure). Generous, because the whole suite on two cores can starve a test for many
+/// seconds; a passing wait returns as soon as the condition holds.
+func waitUntil(timeout: Duration = .seconds(60), _ condition: () async -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !(await condition()) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+}

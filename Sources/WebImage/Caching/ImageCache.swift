@@ -155,6 +155,14 @@ public final class ImageCache: ImageCaching {
         memoryCache.value(forKey: key)
     }
 
+    /// A memory-tier query that counts in ``statistics`` like ``query(forKey:query:)``, without
+    /// suspending: ``WebImageManager``'s fast path. A miss is not counted (the full query follows).
+    func memoryHit(forKey key: String) -> Image? {
+        guard let image = memoryCache.value(forKey: key) else { return nil }
+        counters.add(\.memoryHits)
+        return image
+    }
+
     /// Whether the disk tier has an entry for `key` (from its index; no system call).
     public func diskImageExists(forKey key: String) async -> Bool {
         await diskCache?.contains(key) ?? false

@@ -72,6 +72,11 @@ public protocol ImageCaching: Sendable {
     /// - Throws: a tier's failure (a full disk); tiers that succeeded keep the image.
     func store(_ image: Image, data: Data?, forKey key: String, cacheType: ImageCacheType, metadata: DiskCacheMetadata?) async throws
 
+    /// Stores encoded bytes under `key` on disk only, without keeping a decoded image in memory
+    /// (the original of a thumbnail or transformed load, a prefetch that does not decode).
+    /// - Throws: the disk tier's failure.
+    func storeData(_ data: Data, forKey key: String, metadata: DiskCacheMetadata?) async throws
+
     /// Removes `key` from the tiers `cacheType` names.
     func removeImage(forKey key: String, cacheType: ImageCacheType) async
 
@@ -80,4 +85,14 @@ public protocol ImageCaching: Sendable {
 
     /// Removes everything from the tiers `cacheType` names.
     func clear(_ cacheType: ImageCacheType) async
+}
+
+extension ImageCaching {
+    /// Decodes `data` with ``CoderRegistry/shared`` and stores the image with its bytes in the disk
+    /// tier: the fallback for caches that only store images.
+    /// - Throws: ``ImageCodingError`` when the bytes are not an image, or the store's error.
+    public func storeData(_ data: Data, forKey key: String, metadata: DiskCacheMetadata?) async throws {
+        let image = try CoderRegistry.shared.decode(data)
+        try await store(image, data: data, forKey: key, cacheType: .disk, metadata: metadata)
+    }
 }

@@ -141,7 +141,7 @@ final class DownloadOperation: Sendable {
             fail(.transport(URLError(.badServerResponse), url: url))
             return false
         }
-        if let modifier = config.responseModifier {
+        for modifier in [config.responseModifier, request.responseModifier].compactMap({ $0 }) {
             guard let modified = modifier(http) else {
                 fail(.rejected(url: url, reason: "the response modifier refused HTTP \(http.statusCode)"))
                 return false
@@ -158,7 +158,8 @@ final class DownloadOperation: Sendable {
             return false
         }
         guard config.acceptableStatusCodes.contains(http.statusCode) else {
-            fail(.badStatusCode(http.statusCode, url: url))
+            let retryAfter = http.value(forHTTPHeaderField: "Retry-After").flatMap { RetryAfter.duration(from: $0) }
+            fail(.badStatusCode(http.statusCode, url: url, retryAfter: retryAfter))
             return false
         }
         let contentType = http.value(forHTTPHeaderField: "Content-Type")

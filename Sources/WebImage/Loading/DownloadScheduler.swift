@@ -148,8 +148,16 @@ final class DownloadScheduler: Sendable {
 
     private func launch(_ launches: [Launch]) {
         for item in launches {
-            if let modifier = item.config.requestModifier {
-                Task { self.start(item.operation, request: await modifier(item.request), config: item.config) }
+            let modifiers = [item.config.requestModifier, item.operation.request.requestModifier].compactMap { $0 }
+            if !modifiers.isEmpty {
+                Task {
+                    var request: URLRequest? = item.request
+                    for modifier in modifiers {
+                        guard let current = request else { break }
+                        request = await modifier(current)
+                    }
+                    self.start(item.operation, request: request, config: item.config)
+                }
             } else {
                 start(item.operation, request: item.request, config: item.config)
             }
@@ -173,8 +181,13 @@ final class DownloadScheduler: Sendable {
         task.resume()
     }
 
+    private static let uniqueKeys = Atomic<UInt64>(0)
+
     private static func key(for request: ImageLoadRequest) -> String {
         var key = request.url.absoluteString
+        if request.requestModifier != nil || request.responseModifier != nil {
+            key += "\u{0}unshared-\(uniqueKeys.add(1, ordering: .relaxed).newValue)"
+        }
         if let validators = request.validators, !validators.isEmpty {
             key += "\u{0}\(validators.entityTag ?? "")\u{0}\(validators.lastModified ?? "")"
         }
@@ -192,9 +205,8 @@ final class DownloadScheduler: Sendable {
         urlRequest.httpShouldHandleCookies = request.handlesCookies
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         for (field, value) in config.httpHeaders { urlRequest.setValue(value, forHTTPHeaderField: field) }
-        if let (username, password) = config.basicAuthentication {
-            let token = Data("\(username):\(password)".utf8).base64EncodedString()
-            urlRequest.setValue("Basic \(token)", forHTTPHeaderField: "Authorization")
+        if let authorization = config.authorizationHeader {
+            urlRequest.setValue(authorization, forHTTPHeaderField: "Authorization")
         }
         for (field, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: field) }
         if let validators = request.validators {

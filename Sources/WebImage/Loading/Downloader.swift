@@ -27,7 +27,7 @@ public actor Downloader: ImageLoader {
     private nonisolated let scheduler: DownloadScheduler
 
     /// Creates a downloader with its own URLSession.
-    /// - Parameter config: limits, headers and checks; default ``DownloaderConfig/init(maxConcurrentDownloads:maxConcurrentDownloadsPerHost:executionOrder:downloadTimeout:idleTimeout:httpHeaders:basicAuthentication:maxRedirects:acceptableStatusCodes:acceptableContentTypes:maxResponseBytes:requestModifier:responseModifier:dataTransformer:)``.
+    /// - Parameter config: limits, headers and checks; default `DownloaderConfig()`, whose defaults each property documents.
     public init(config: DownloaderConfig = DownloaderConfig()) {
         scheduler = DownloadScheduler(config: config)
     }
@@ -68,22 +68,14 @@ public actor Downloader: ImageLoader {
         }
     }
 
-    /// Loads with `progress` events delivered as an asynchronous stream: `.progress` for each chunk,
-    /// then `.finished` with the response. Ending the iteration (or cancelling its task) cancels this
-    /// caller's load. The stream holds at most the bytes not yet consumed, which the size limit bounds.
-    public nonisolated func events(for request: ImageLoadRequest) -> AsyncThrowingStream<DownloadEvent, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: DownloadEvent.self, throwing: (any Error).self)
-        let task = Task {
-            do {
-                let response = try await self.load(request) { continuation.yield(.progress($0)) }
-                continuation.yield(.finished(response))
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+    /// Loads with progress delivered as a stream of events: `.progress` as bytes arrive, then
+    /// `.finished` with the response, or the load's error thrown.
+    ///
+    /// A slow consumer gets the chunks that arrived meanwhile merged into one event, so the stream
+    /// never holds more than the bytes not yet consumed. Ending the iteration early or cancelling
+    /// the consuming task cancels this caller's load (not a download other callers share).
+    public nonisolated func events(for request: ImageLoadRequest) -> DownloadEventStream {
+        DownloadEventStream { progress in try await self.load(request, progress: progress) }
     }
 
     /// Sets (or, with `nil`, removes) a header field sent with every request from now on.
@@ -114,12 +106,4 @@ public actor Downloader: ImageLoader {
     public nonisolated func cancelAll() {
         scheduler.cancelAll()
     }
-}
-
-/// What ``Downloader/events(for:)`` delivers.
-public enum DownloadEvent: Sendable {
-    /// Bytes arrived.
-    case progress(ImageLoadProgress)
-    /// The download completed.
-    case finished(ImageLoadResponse)
 }

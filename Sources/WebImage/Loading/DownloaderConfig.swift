@@ -38,8 +38,12 @@ public struct DownloaderConfig: Sendable {
     /// Header fields sent with every request; default `Accept: image/*,*/*;q=0.8` and a `User-Agent`
     /// naming WebImage. Change with ``Downloader/setValue(_:forHTTPHeaderField:)``.
     public var httpHeaders: [String: String]
-    /// Credentials sent as HTTP basic authentication with every request; default `nil`.
+    /// A user name and password sent as HTTP basic authentication with every request; default `nil`.
     public var basicAuthentication: (username: String, password: String)?
+    /// A credential whose user and password are sent as HTTP basic authentication with every request
+    /// (it takes precedence over ``basicAuthentication``); default `nil`. A credential without a
+    /// password (a client certificate, say) is not used: URLSession on Linux cannot present one.
+    public var credential: URLCredential?
     /// Redirects followed before failing with ``WebImageError/tooManyRedirects(url:)``; default 10.
     public var maxRedirects: Int
     /// Statuses treated as success; default `200..<300`.
@@ -64,7 +68,7 @@ public struct DownloaderConfig: Sendable {
         maxConcurrentDownloads: Int = 6, maxConcurrentDownloadsPerHost: Int? = nil, executionOrder: DownloadExecutionOrder = .fifo,
         downloadTimeout: Duration = .seconds(15), idleTimeout: Duration = .seconds(15),
         httpHeaders: [String: String] = ["Accept": "image/*,*/*;q=0.8", "User-Agent": DownloaderConfig.defaultUserAgent],
-        basicAuthentication: (username: String, password: String)? = nil, maxRedirects: Int = 10,
+        basicAuthentication: (username: String, password: String)? = nil, credential: URLCredential? = nil, maxRedirects: Int = 10,
         acceptableStatusCodes: Set<Int> = Set(200..<300), acceptableContentTypes: Set<String>? = nil,
         maxResponseBytes: Int = 64 << 20, requestModifier: RequestModifier? = nil, responseModifier: ResponseModifier? = nil,
         dataTransformer: DataTransformer? = nil
@@ -76,6 +80,7 @@ public struct DownloaderConfig: Sendable {
         self.idleTimeout = idleTimeout
         self.httpHeaders = httpHeaders
         self.basicAuthentication = basicAuthentication
+        self.credential = credential
         self.maxRedirects = maxRedirects
         self.acceptableStatusCodes = acceptableStatusCodes
         self.acceptableContentTypes = acceptableContentTypes
@@ -83,6 +88,18 @@ public struct DownloaderConfig: Sendable {
         self.requestModifier = requestModifier
         self.responseModifier = responseModifier
         self.dataTransformer = dataTransformer
+    }
+
+    /// The `Authorization` header value for ``credential`` or ``basicAuthentication``, if either is set.
+    var authorizationHeader: String? {
+        let pair: (String, String)?
+        if let credential, let user = credential.user, let password = credential.password {
+            pair = (user, password)
+        } else {
+            pair = basicAuthentication
+        }
+        guard let (user, password) = pair else { return nil }
+        return "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
     }
 
     /// Whether `contentType` (a header value, parameters allowed) is accepted.

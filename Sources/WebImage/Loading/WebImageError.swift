@@ -11,8 +11,9 @@ import FoundationNetworking
 public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is missing, empty, or not one any loader can fetch.
     case invalidURL(String?)
-    /// The server answered with a status outside ``DownloaderConfig/acceptableStatusCodes``.
-    case badStatusCode(Int, url: URL)
+    /// The server answered with a status outside ``DownloaderConfig/acceptableStatusCodes``;
+    /// `retryAfter` is its `Retry-After` header (seconds or an HTTP date), if it sent one.
+    case badStatusCode(Int, url: URL, retryAfter: Duration? = nil)
     /// The response's `Content-Type` is not in ``DownloaderConfig/acceptableContentTypes``.
     case unacceptableContentType(String?, url: URL)
     /// The response is larger than ``DownloaderConfig/maxResponseBytes`` (by `Content-Length` or by
@@ -35,14 +36,29 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case rejected(url: URL, reason: String)
     /// The connection failed (DNS, refused, reset, TLS...): the underlying `URLError`.
     case transport(URLError, url: URL)
+    /// The URL failed permanently a short while ago and is on ``WebImageManager``'s blocklist; pass
+    /// ``WebImageOptions/retryFailed`` to try it anyway.
+    case blockedURL(URL)
+    /// ``WebImageOptions/fromCacheOnly`` was given and no cache tier has the image.
+    case notInCache(url: URL)
+    /// The bytes arrived but are not an image a registered coder can decode.
+    case decodingFailed(ImageCodingError, url: URL)
+    /// The context's ``ImageTransformer`` threw; `reason` is its error's description.
+    case transformFailed(url: URL, reason: String)
+    /// An option this platform cannot honour was asked for (`name` says which, the message why).
+    case unsupportedOption(String, url: URL)
+    /// ``WebImageOptions/waitStoreCache`` was given and the disk tier could not store the image.
+    case cacheStoreFailed(url: URL, reason: String)
 
     /// The URL the failure concerns (`nil` only for an invalid URL).
     public var url: URL? {
         switch self {
         case .invalidURL: nil
-        case .badStatusCode(_, let url), .unacceptableContentType(_, let url), .responseTooLarge(_, let url),
+        case .badStatusCode(_, let url, _), .unacceptableContentType(_, let url), .responseTooLarge(_, let url),
              .truncatedResponse(_, _, let url), .emptyResponse(let url), .timedOut(let url), .cancelled(let url),
-             .notModified(let url), .tooManyRedirects(let url), .rejected(let url, _), .transport(_, let url):
+             .notModified(let url), .tooManyRedirects(let url), .rejected(let url, _), .transport(_, let url),
+             .blockedURL(let url), .notInCache(let url), .decodingFailed(_, let url), .transformFailed(let url, _),
+             .unsupportedOption(_, let url), .cacheStoreFailed(let url, _):
             url
         }
     }
@@ -51,8 +67,20 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// cancellation), as opposed to failures the same request will always meet.
     public var isTransient: Bool {
         switch self {
-        case .timedOut, .cancelled, .transport, .truncatedResponse: true
-        case .badStatusCode(let code, _): code >= 500 || code == 408 || code == 429
+        case .timedOut, .cancelled, .transport, .truncatedResponse, .cacheStoreFailed: true
+        case .badStatusCode(let code, _, _): code >= 500 || code == 408 || code == 429
+        default: false
+        }
+    }
+
+    /// Whether the URL itself is at fault, so that ``WebImageManager`` puts it on its failed-URL
+    /// blocklist: a 4xx other than 408 and 429, bytes that are not a decodable image, an empty, too
+    /// large or wrongly typed body, a redirect loop, a URL no loader can fetch.
+    public var blocksURL: Bool {
+        switch self {
+        case .invalidURL, .decodingFailed, .emptyResponse, .responseTooLarge, .unacceptableContentType, .tooManyRedirects:
+            true
+        case .badStatusCode(let code, _, _): (400..<500).contains(code) && code != 408 && code != 429
         default: false
         }
     }
@@ -61,7 +89,7 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidURL(let text): "invalid URL: \(text.map { "'\($0)'" } ?? "none given")"
-        case .badStatusCode(let code, let url):
+        case .badStatusCode(let code, let url, _):
             "\(url.absoluteString) answered HTTP \(code) (\(HTTPURLResponse.localizedString(forStatusCode: code)))"
         case .unacceptableContentType(let type, let url):
             "\(url.absoluteString) sent Content-Type \(type ?? "(none)"), which is not accepted"
@@ -75,6 +103,13 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooManyRedirects(let url): "\(url.absoluteString) redirected too many times"
         case .rejected(let url, let reason): "\(url.absoluteString) was rejected: \(reason)"
         case .transport(let error, let url): "\(url.absoluteString) could not be fetched: \(error.localizedDescription) (URLError \(error.code.rawValue))"
+        case .blockedURL(let url):
+            "\(url.absoluteString) failed recently and is blocked until its blocklist entry expires (use .retryFailed to try it now)"
+        case .notInCache(let url): "\(url.absoluteString) is not in the cache and .fromCacheOnly forbids downloading it"
+        case .decodingFailed(let error, let url): "\(url.absoluteString) could not be decoded: \(error)"
+        case .transformFailed(let url, let reason): "the image of \(url.absoluteString) could not be transformed: \(reason)"
+        case .unsupportedOption(let name, let url): "\(url.absoluteString): \(name) is not supported on this platform"
+        case .cacheStoreFailed(let url, let reason): "the image of \(url.absoluteString) could not be stored on disk: \(reason)"
         }
     }
 }

@@ -1,0 +1,16 @@
+import Foundation
+
+/// Reads an HTTP `Retry-After` header: delay-seconds or an HTTP date (RFC 9110 §10.2.3).
+enum RetryAfter {
+    /// The delay the header asks for (zero for a date in the past), or `nil` if it is malformed.
+    static func duration(from value: String, now: Date = Date()) -> Duration? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: text) else { return nil }
+        return .milliseconds(Int(max(0, date.timeIntervalSince(now)) * 1000))
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+
+/// One load's way through the roles, as SDWebImage 5 documents it: cache query → (derive from a
+/// cached original) → download decision → download (with retries) → decode → transform → store.
+///
+/// Runs in a task of its own, off the manager's actor; every failure comes out as a ``WebImageError``.
+struct ImageLoadPipeline: Sendable {
+    typealias Emit = @Sendable (ImageLoadEvent) -> Void
+
+    let url: URL
+    /// The key of the result (with thumbnail and transformer parts).
+    let key: String
+    /// The key of the full-size, untransformed original.
+    let originalKey: String
+    let options: WebImageOptions
+    let context: WebImageContext
+    let cache: any ImageCaching
+    let loader: any ImageLoader
+    let coders: CoderRegistry
+    let config: WebImageManagerConfig
+    let counters: WebImageManagerCounters
+
+    /// Whether the result is not the original itself (a thumbnail or a transform).
+    var isDerived: Bool { key != originalKey }
+
+    var decodeOptions: DecodeOptions {
+        var decode = DecodeOptions(thumbnailPixelSize: context.thumbnailPixelSize,
+                                   preservesAspectRatio: context.preservesAspectRatio,
+                                   firstFrameOnly: options.contains(.decodeFirstFrameOnly), scale: scaleFactor)
+        if options.contains(.scaleDownLargeImages) {
+            decode.maxPixelCount = max(1, (context.scaleDownLimitBytes ?? DecodeOptions.scaleDownPixelCount * 4) / 4)
+        }
+        return decode
+    }
+
+    /// The context's scale, or the one a `@2x`/`@3x` file name implies.
+    var scaleFactor: Double {
+        if let scale = context.imageScaleFactor, scale > 0 { return scale }
+        let name = url.deletingPathExtension().lastPathComponent
+        if name.hasSuffix("@3x") { return 3 }
+        if name.hasSuffix("@2x") { return 2 }
+        return 1
+    }
+
+    func run(emit: @escaping Emit) async throws(WebImageError) -> ImageResult {
+        var cached: ImageResult?
+        var cachedMetadata: DiskCacheMetadata?
+        if !options.contains(.fromLoaderOnly) {
+            if let hit = await query(key, tiers: context.queryCacheType, promotes: true) {
+                counters.add(hit.cacheType == .memory ? \.memoryHits : \.diskHits)
+                cached = ImageResult(image: hit.image, data: hit.data, cacheType: hit.cacheType, url: url)
+                cachedMetadata = hit.metadata
+            } else if isDerived, let derived = try await deriveFromOriginal() {
+                cached = derived.result
+                cachedMetadata = derived.metadata
+            }
+            if let cached {
+                guard options.contains(.refreshCached) else { return cached }
+                emit(.cachedImage(cached))
+                if cachedMetadata == nil, cached.cacheType == .memory {
+                    cachedMetadata = await query(originalKey, tiers: .disk, promotes: false)?.metadata
+                }
+            }
+        }
+        if options.contains(.fromCacheOnly) {
+            if let cached { return cached }
+            throw .notInCache(url: url)
+        }
+        if let shouldDownload = config.shouldDownload, !shouldDownload(url) {
+            if let cached { return cached }
+            throw .rejected(url: url, reason: "the manager's shouldDownload hook refused to download it")
+        }
+        let validators = cachedMetadata.map { HTTPValidators(entityTag: $0.entityTag, lastModified: $0.lastModified) }
+        let downloaded: (response: ImageLoadResponse, data: Data, image: Image)
+        do {
+            downloaded = try await download(validators: validators?.isEmpty == false && cached != nil ? validators : nil, emit: emit)
+        } catch .notModified(let url) {
+            counters.add(\.notModified)
+            if let cached { return cached }
+            throw .notModified(url: url)
+        }
+        let image = try transform(downloaded.image)
+        try await store(image, original: downloaded.image, data: downloaded.data, response: downloaded.response)
+        return ImageResult(image: image, data: downloaded.data, cacheType: .none, url: url)
+    }
+
+    // MARK: Cache
+
+    /// A cache query that treats an unreadable disk as a miss (the network still works).
+    private func query(_ key: String, tiers: ImageCacheType, promotes: Bool) async -> ImageCacheResult? {
+        guard tiers != .none else { return nil }
+        let query = ImageCacheQuery(cacheType: tiers, decodeOptions: decodeOptions, promotesToMemory: promotes,
+                                    includesData: options.contains(.queryMemoryData))
+        return try? await cache.query(forKey: key, query: query)
+    }
+
+    /// Makes the thumbnail or transformed result from the full-size original in the cache, without the
+    /// network, and stores it under its own key. The original's bytes are never rewritten.
+    private func deriveFromOriginal() async throws(WebImageError) -> (result: ImageResult, metadata: DiskCacheMetadata?)? {
+        guard let original = await query(originalKey, tiers: context.originalQueryCacheType, promotes: false) else { return nil }
+        var image = original.image
+        if original.cacheType == .memory, context.thumbnailPixelSize != nil || options.contains(.scaleDownLargeImages) {
+            let size = decodeOptions.outputSize(forSource: image.size)
+            if size != image.size {
+                do { image = try Resampler.resample(image, to: size) } catch { throw .decodingFailed(error, url: url) }
+            }
+        }
+        let transformed = try transform(image)
+        counters.add(\.derivedFromOriginal)
+        try await storeResult(transformed, data: nil, metadata: original.metadata)
+        return (ImageResult(image: transformed, data: nil, cacheType: original.cacheType, url: url), original.metadata)
+    }
+
+    /// Stores the result under ``key`` and, for a derived result, the original bytes under ``originalKey``.
+    private func store(_ image: Image, original: Image, data: Data, response: ImageLoadResponse) async throws(WebImageError) {
+        let metadata = DiskCacheMetadata(entityTag: response.validators.entityTag, lastModified: response.validators.lastModified,
+                                         maxAge: response.maxAge)
+        if isDerived {
+            let tiers = options.contains(.cacheMemoryOnly) ? context.originalStoreCacheType == .none ? .none : .memory
+                : context.originalStoreCacheType
+            if tiers.includesMemory && context.thumbnailPixelSize == nil && !options.contains(.scaleDownLargeImages) {
+                try? await cache.store(original, data: nil, forKey: originalKey, cacheType: .memory, metadata: nil)
+            }
+            if tiers.includesDisk {
+                try await onDisk { try await cache.storeData(data, forKey: originalKey, metadata: metadata) }
+            }
+        }
+        try await storeResult(image, data: isDerived ? nil : data, metadata: metadata)
+    }
+
+    /// Stores `image` under ``key`` in the store tiers: memory now, disk in the background unless
+    /// ``WebImageOptions/waitStoreCache``.
+    private func storeResult(_ image: Image, data: Data?, metadata: DiskCacheMetadata?) async throws(WebImageError) {
+        let tiers = options.contains(.cacheMemoryOnly) ? (context.storeCacheType.includesMemory ? .memory : .none)
+            : context.storeCacheType
+        if tiers.includesMemory {
+            try? await cache.store(image, data: data, forKey: key, cacheType: .memory, metadata: metadata)
+        }
+        guard tiers.includesDisk else { return }
+        let cache = self.cache, key = self.key
+        let serializer = context.cacheSerializer
+        let write: @Sendable () async throws -> Void = {
+            if let serializer {
+                guard let bytes = serializer.data(for: image, originalData: data, key: key) else { return }
+                try await cache.storeData(bytes, forKey: key, metadata: metadata)
+            } else {
+                try await cache.store(image, data: data, forKey: key, cacheType: .disk, metadata: metadata)
+            }
+        }
+        try await onDisk(write)
+    }
+
+    /// Runs a disk write: awaited (its failure failing the load) with ``WebImageOptions/waitStoreCache``,
+    /// else in the background (a failure there loses only the disk copy).
+    private func onDisk(_ write: @escaping @Sendable () async throws -> Void) async throws(WebImageError) {
+        guard options.contains(.waitStoreCache) else {
+            Task { try? await write() }
+            return
+        }
+        do {
+            try await write()
+        } catch {
+            throw .cacheStoreFailed(url: url, reason: "\(error)")
+        }
+    }
+
+    // MARK: Network and decoding
+
+    /// Downloads (retrying transient failures per the retry policy) and decodes.
+    private func download(validators: HTTPValidators?, emit: @escaping Emit) async throws(WebImageError)
+        -> (response: ImageLoadResponse, data: Data, image: Image) {
+        var attempt = 1
+        while true {
+            do {
+                return try await downloadOnce(validators: validators, emit: emit)
+            } catch {
+                guard let delay = config.retryPolicy?.delay(afterAttempt: attempt, error: error) else { throw error }
+                do { try await Task.sleep(for: delay) } catch { throw .cancelled(url: url) }
+                attempt += 1
+            }
+        }
+    }
+
+    private func downloadOnce(validators: HTTPValidators?, emit: @escaping Emit) async throws(WebImageError)
+        -> (response: ImageLoadResponse, data: Data, image: Image) {
+        let request = ImageLoadRequest(url: url, priority: options.downloadPriority, headers: context.httpHeaders,
+                                       handlesCookies: options.contains(.handleCookies), validators: validators,
+                                       requestModifier: context.requestModifier, responseModifier: context.responseModifier)
+        let progressive: ProgressiveDecoding? = options.contains(.progressiveLoad) && context.decryptor == nil
+            ? ProgressiveDecoding(decoder: coders.makeIncrementalDecoder(options: decodeOptions),
+                                  interval: config.partialImageInterval) { emit(.partialImage($0)) }
+            : nil
+        counters.add(\.downloads)
+        let response: ImageLoadResponse
+        do {
+            response = try await loader.load(request) { progress in
+                emit(.progress(receivedBytes: progress.receivedBytes, expectedBytes: progress.expectedBytes))
+                progressive?.append(progress.chunk)
+            }
+        } catch {
+            throw WebImageManager.webImageError(error, url: url)
+        }
+        var data = response.data
+        if let decryptor = context.decryptor {
+            guard let decrypted = decryptor(data, url) else {
+                throw .rejected(url: url, reason: "the decryptor refused the downloaded bytes")
+            }
+            data = decrypted
+        }
+        if let image = await progressive?.finish(expectedBytes: data.count) {
+            return (response, data, image)
+        }
+        do {
+            return (response, data, try coders.decode(data, options: decodeOptions))
+        } catch {
+            throw WebImageManager.webImageError(error, url: url)
+        }
+    }
+
+    /// Applies the context's transformer (animated images only with ``WebImageOptions/transformAnimatedImage``).
+    private func transform(_ image: Image) throws(WebImageError) -> Image {
+        guard let transformer = context.transformer else { return image }
+        if image.isAnimated && !options.contains(.transformAnimatedImage) { return image }
+        do {
+            return try transformer.transform(image, forKey: key)
+        } catch {
+            throw .transformFailed(url: url, reason: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import Synchronization
+
+/// Loads images by URL through a cache, a loader and coders (SDWebImage's `SDWebImageManager`): the
+/// call a user writes.
+///
+/// ```swift
+/// let result = try await WebImageManager.shared.loadImage(url: url, context: .init(thumbnailPixelSize: PixelSize(width: 256, height: 256)))
+/// ```
+///
+/// A load checks the failed-URL blocklist, queries the cache (memory, then disk), derives thumbnails
+/// and transforms from a cached original when it can, downloads otherwise, decodes and transforms
+/// off any actor, stores the result, and returns exactly one result or throws one ``WebImageError``.
+/// Partial images, progress and the cached image of a revalidation are events
+/// (``imageEvents(url:options:context:)``), never extra results.
+///
+/// Concurrent loads of the same cache key share one download, decode and transform; loads of the
+/// same URL with different thumbnail sizes or transforms share the download (through the
+/// ``Downloader``) and each get their own result. A caller whose task is cancelled stops waiting at
+/// once; shared work stops only when no caller waits for it.
+///
+/// The bookkeeping sits behind locks rather than on the actor, so a memory-cache hit returns without
+/// any thread hop; every method is `nonisolated` and may be called from anywhere.
+public actor WebImageManager {
+    /// The manager most code uses: ``ImageCache/shared``, ``LoadersManager/shared`` (HTTP, files and
+    /// data URLs) and ``CoderRegistry/shared``.
+    public static let shared = WebImageManager()
+
+    /// The cache loads query and store into (unless a context overrides it).
+    public nonisolated let cache: any ImageCaching
+    /// The loader downloads go through (unless a context overrides it).
+    public nonisolated let loader: any ImageLoader
+    /// The coders images are decoded with (unless a context overrides them).
+    public nonisolated let coders: CoderRegistry
+
+    private nonisolated let settings: Mutex<WebImageManagerConfig>
+    private nonisolated let blocklist = FailedURLBlocklist()
+    private nonisolated let coalescer = LoadCoalescer()
+    private nonisolated let counters = WebImageManagerCounters()
+    /// The memory tier when the cache is an ``ImageCache``: its hits skip every suspension.
+    private nonisolated let imageCache: ImageCache?
+
+    /// Creates a manager of its own (not the shared one).
+    /// - Parameters:
+    ///   - cache: default ``ImageCache/shared``.
+    ///   - loader: default ``LoadersManager/shared``.
+    ///   - coders: default ``CoderRegistry/shared``.
+    ///   - config: the options processor, download hook, blocklist duration and retry policy;
+    ///     default `WebImageManagerConfig()`, whose defaults each property documents.
+    public init(cache: any ImageCaching = ImageCache.shared, loader: any ImageLoader = LoadersManager.shared,
+                coders: CoderRegistry = .shared, config: WebImageManagerConfig = WebImageManagerConfig()) {
+        self.cache = cache
+        self.loader = loader
+        self.coders = coders
+        settings = Mutex(config)
+        imageCache = cache as? ImageCache
+    }
+
+    /// The configuration in force. Change it with ``updateConfig(_:)``.
+    public nonisolated var config: WebImageManagerConfig { settings.withLock { $0 } }
+
+    /// Changes the configuration for loads that start from now on.
+    public nonisolated func updateConfig(_ change: (inout WebImageManagerConfig) -> Void) {
+        settings.withLock { change(&$0) }
+    }
+
+    // MARK: Loading
+
+    /// Loads the image at `url`: from memory, from disk, or from the network, in that order.
+    ///
+    /// - Parameters:
+    ///   - url: what to load; `http`, `https`, `file` and `data` with the default loader.
+    ///   - options: flags; default `[]`.
+    ///   - context: per-load settings (transformer, thumbnail size, cache tiers...); default none.
+    /// - Returns: the image, its bytes (when the load had them), and the tier it came from.
+    /// - Throws: ``WebImageError``: `invalidURL` for a nil or empty URL, `blockedURL`, `notInCache`
+    ///   (with ``WebImageOptions/fromCacheOnly``), `cancelled` at once when the calling task is
+    ///   cancelled, `decodingFailed`, `transformFailed`, `unsupportedOption`, `cacheStoreFailed` (with
+    ///   ``WebImageOptions/waitStoreCache``), or the loader's error (`badStatusCode`, `timedOut`...).
+    public nonisolated func loadImage(url: URL?, options: WebImageOptions = [], context: WebImageContext = WebImageContext())
+        async throws -> ImageResult {
+        try await load(url: url, options: options, context: context, events: nil)
+    }
+
+    /// Loads the image at a URL given as text; see ``loadImage(url:options:context:)``.
+    /// - Throws: ``WebImageError/invalidURL(_:)`` when `string` is not a URL, and whatever the URL load throws.
+    public nonisolated func loadImage(url string: String, options: WebImageOptions = [], context: WebImageContext = WebImageContext())
+        async throws -> ImageResult {
+        guard let url = URL(string: string) else { throw WebImageError.invalidURL(string) }
+        return try await load(url: url, options: options, context: context, events: nil)
+    }
+
+    /// Loads like ``loadImage(url:options:context:)`` and reports as it goes: progress, partial images
+    /// (with ``WebImageOptions/progressiveLoad``, one partial decode at a time), the cached image first
+    /// (with ``WebImageOptions/refreshCached``), then exactly one ``ImageLoadEvent/finished(_:)``, or
+    /// the load's error thrown. Ending the iteration early or cancelling its task cancels the load.
+    /// A slow consumer gets the latest progress and partial image, not every one.
+    public nonisolated func imageEvents(url: URL?, options: WebImageOptions = [], context: WebImageContext = WebImageContext())
+        -> ImageEventStream {
+        ImageEventStream { events in try await self.load(url: url, options: options, context: context, events: events) }
+    }
+
+    /// The key the image of `url` is cached under for `context`: the URL's `absoluteString` (or the
+    /// ``WebImageContext/cacheKeyFilter``'s key), then `-Thumbnail(w,h,1)` for a thumbnail size (0 as
+    /// the last number when the aspect ratio is not kept), then `-` and the transformer's key, each
+    /// inserted before the path's extension (`image.png` → `image-K.png`, query and fragment kept).
+    public nonisolated func cacheKey(for url: URL, context: WebImageContext = WebImageContext()) -> String {
+        var key = originalCacheKey(for: url, context: context)
+        if let size = context.thumbnailPixelSize, size.width > 0, size.height > 0 {
+            key = CacheKeys.inserting(CacheKeys.thumbnailPart(size, preservesAspectRatio: context.preservesAspectRatio), into: key)
+        }
+        if let transformer = context.transformer {
+            key = CacheKeys.inserting(transformer.key, into: key)
+        }
+        return key
+    }
+
+    /// The key of the full-size, untransformed image.
+    private nonisolated func originalCacheKey(for url: URL, context: WebImageContext) -> String {
+        context.cacheKeyFilter?.cacheKey(for: url) ?? url.absoluteString
+    }
+
+    private nonisolated func load(url: URL?, options: WebImageOptions, context: WebImageContext,
+                                  events: LoadCoalescer.EventHandler?) async throws -> ImageResult {
+        counters.add(\.loads)
+        do {
+            return try await pipelineResult(url: url, options: options, context: context, events: events)
+        } catch {
+            counters.add(\.failures)
+            throw error
+        }
+    }
+
+    private nonisolated func pipelineResult(url: URL?, options: WebImageOptions, context: WebImageContext,
+                                            events: LoadCoalescer.EventHandler?) async throws(WebImageError) -> ImageResult {
+        guard let url, !url.absoluteString.isEmpty else { throw .invalidURL(url?.absoluteString) }
+        let config = self.config
+        var options = options
+        var context = context
+        config.optionsProcessor?(url, &options, &context)
+        if Task.isCancelled { throw .cancelled(url: url) }
+        if options.contains(.allowInvalidSSLCertificates) && url.scheme?.lowercased() == "https" {
+            throw .unsupportedOption("allowInvalidSSLCertificates (URLSession on Linux verifies every certificate and cannot skip it per request; use a trusted certificate or an ImageLoader of your own)", url: url)
+        }
+        if !options.contains(.retryFailed) && blocklist.contains(url) { throw .blockedURL(url) }
+        let key = cacheKey(for: url, context: context)
+
+        if let imageCache, context.cache == nil, context.queryCacheType.includesMemory,
+           options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData]),
+           let image = imageCache.memoryHit(forKey: key) {
+            counters.add(\.memoryHits)
+            return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+        }
+
+        let pipeline = ImageLoadPipeline(
+            url: url, key: key, originalKey: originalCacheKey(for: url, context: context), options: options, context: context,
+            cache: context.cache ?? cache, loader: context.loader ?? loader, coders: context.coders ?? coders,
+            config: config, counters: counters)
+        let blocklist = self.blocklist
+        let retriesFailed = options.contains(.retryFailed)
+        let shareKey = context.isShareable ? Self.shareKey(key: key, options: options, context: context) : UUID().uuidString
+        do {
+            return try await coalescer.load(key: shareKey, events: events, joined: { if $0 { counters.add(\.joins) } }) { (emit) async throws(WebImageError) -> ImageResult in
+                do throws(WebImageError) {
+                    let result = try await pipeline.run(emit: emit)
+                    if retriesFailed { blocklist.remove(url) }
+                    return result
+                } catch {
+                    if error.blocksURL { blocklist.insert(url, for: config.failedURLBlockDuration) }
+                    throw error
+                }
+            }
+        } catch {
+            throw Self.webImageError(error, url: url)
+        }
+    }
+
+    /// What distinguishes loads that may share one result besides the cache key.
+    private static func shareKey(key: String, options: WebImageOptions, context: WebImageContext) -> String {
+        var parts = [key, String(options.resultAffecting.rawValue), "\(context.queryCacheType)", "\(context.storeCacheType)",
+                     "\(context.originalQueryCacheType)", "\(context.originalStoreCacheType)",
+                     context.scaleDownLimitBytes.map(String.init) ?? "", context.imageScaleFactor.map { "\($0)" } ?? ""]
+        parts += context.httpHeaders.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return parts.joined(separator: "\u{0}")
+    }
+
+    /// Any error as the ``WebImageError`` a caller sees.
+    static func webImageError(_ error: any Error, url: URL) -> WebImageError {
+        switch error {
+        case let error as WebImageError: error
+        case let error as ImageCodingError: .decodingFailed(error, url: url)
+        case is CancellationError: .cancelled(url: url)
+        case let error as URLError: .transport(error, url: url)
+        default: .rejected(url: url, reason: "\(error)")
+        }
+    }
+
+    // MARK: Control and introspection
+
+    /// Cancels every load under way; each waiting caller gets ``WebImageError/cancelled(url:)``.
+    public nonisolated func cancelAll() {
+        coalescer.cancelAll()
+    }
+
+    /// Whether any load is under way.
+    public nonisolated var isRunning: Bool { coalescer.isRunning }
+
+    /// Counters since the manager was created.
+    public nonisolated var statistics: WebImageManagerStatistics { counters.snapshot }
+
+    /// Whether `url` is on the failed-URL blocklist now.
+    public nonisolated func isFailedURL(_ url: URL) -> Bool {
+        blocklist.contains(url)
+    }
+
+    /// Takes `url` off the failed-URL blocklist.
+    public nonisolated func removeFailedURL(_ url: URL) {
+        blocklist.remove(url)
+    }
+
+    /// Empties the failed-URL blocklist.
+    public nonisolated func removeAllFailedURLs() {
+        blocklist.removeAll()
+    }
+
+    /// The callers waiting on the shared load of `url` with `options` and `context`.
+    nonisolated func callerCount(url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()) -> Int {
+        coalescer.callerCount(forKey: Self.shareKey(key: cacheKey(for: url, context: context), options: options, context: context))
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Rewrites the options and context of each load before it starts (SDWebImage's
+/// `SDWebImageOptionsProcessor`): to force a thumbnail size for one host, say.
+public typealias OptionsProcessor = @Sendable (_ url: URL, _ options: inout WebImageOptions, _ context: inout WebImageContext) -> Void
+
+/// Settings of a ``WebImageManager`` that apply to every load.
+public struct WebImageManagerConfig: Sendable {
+    /// Runs first for every load and may change its options and context; default `nil`.
+    public var optionsProcessor: OptionsProcessor?
+    /// Asked before each download; returning `false` fails the load with
+    /// ``WebImageError/rejected(url:reason:)`` instead of downloading; default `nil` (always download).
+    public var shouldDownload: (@Sendable (URL) -> Bool)?
+    /// How long a URL that failed permanently stays on the blocklist (``WebImageError/blocksURL``);
+    /// default 10 minutes; `.zero` blocks nothing.
+    public var failedURLBlockDuration: Duration
+    /// Retries of transient failures; default `nil` (no retries).
+    public var retryPolicy: RetryPolicy?
+    /// How often a progressive load may decode a partial image at most; default every 100 ms (one
+    /// partial decode is in flight at a time regardless).
+    public var partialImageInterval: Duration
+
+    /// Creates a configuration; every parameter defaults to the property's documented default.
+    public init(optionsProcessor: OptionsProcessor? = nil, shouldDownload: (@Sendable (URL) -> Bool)? = nil,
+                failedURLBlockDuration: Duration = .seconds(600), retryPolicy: RetryPolicy? = nil,
+                partialImageInterval: Duration = .milliseconds(100)) {
+        self.optionsProcessor = optionsProcessor
+        self.shouldDownload = shouldDownload
+        self.failedURLBlockDuration = failedURLBlockDuration
+        self.retryPolicy = retryPolicy
+        self.partialImageInterval = partialImageInterval
+    }
+}
