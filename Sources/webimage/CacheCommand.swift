@@ -1,14 +1,29 @@
 import Foundation
 import WebImage
 
-/// `webimage cache stats|sweep|fill DIR`: inspect, sweep or fill a disk cache directory.
+/// `webimage cache stats|sweep|clear|fill [DIR | --cache-dir DIR]`: inspect, sweep, empty or fill a
+/// disk cache directory (by default the one `WebImageManager.shared` uses).
 enum CacheCommand {
     static func run(_ arguments: [String]) async -> Int32 {
-        guard arguments.count >= 2 else {
-            Console.error("webimage cache: expected a subcommand and a directory\n\n" + Usage.text)
+        guard var subcommand = arguments.first else {
+            Console.error("webimage cache: expected a subcommand\n\n" + Usage.text)
             return 2
         }
-        let directory = URL(fileURLWithPath: arguments[1], isDirectory: true)
+        subcommand = subcommand.lowercased()
+        var rest = Array(arguments.dropFirst())
+        var directory = ImageCacheConfig.defaultDiskCacheDirectory.appendingPathComponent("default", isDirectory: true)
+        if let flag = rest.firstIndex(of: "--cache-dir") {
+            guard flag + 1 < rest.count else {
+                Console.error("webimage cache: --cache-dir needs a directory\n")
+                return 2
+            }
+            directory = URL(fileURLWithPath: rest[flag + 1], isDirectory: true)
+            rest.removeSubrange(flag...(flag + 1))
+        } else if let first = rest.first, !first.hasPrefix("--") {
+            directory = URL(fileURLWithPath: first, isDirectory: true)
+            rest.removeFirst()
+        }
+        let arguments = [subcommand, directory.path] + rest
         var options: [String: Int] = [:]
         var index = 2
         while index + 1 < arguments.count, arguments[index].hasPrefix("--"), let value = Int(arguments[index + 1]) {
@@ -38,6 +53,10 @@ enum CacheCommand {
             let elapsed = DemoCommand.milliseconds(ContinuousClock.now - start)
             Console.write("expired\t\(report.expiredCount)\nevicted\t\(report.evictedCount)\nremoved bytes\t\(report.removedBytes)\n"
                 + "remaining\t\(report.remainingCount)\nremaining bytes\t\(report.remainingBytes)\nms\t\(elapsed)\n")
+        case "clear":
+            let count = await cache.count()
+            await cache.removeAll()
+            Console.write("removed\t\(count)\nremaining\t\(await cache.count())\n")
         case "fill":
             return await fill(cache, count: options["count"] ?? 100, size: options["size"] ?? 64)
         default:

@@ -1,8 +1,10 @@
 import Foundation
 import WebImage
 
-/// `webimage` with no arguments: decodes the sample images shipped in `Samples/`, prints a table and
-/// writes a PNG thumbnail of each.
+/// `webimage` with no arguments: loads the sample images shipped in `Samples/` through the whole
+/// pipeline (file URLs, a disk cache in a temporary folder) twice, the second time with a new cache
+/// over the same folder, prints where each came from, and writes a PNG thumbnail of each, derived
+/// from the cached originals.
 struct DemoCommand {
     var thumbnailSize = 128
     var outputDirectory = URL(fileURLWithPath: "webimage-samples", isDirectory: true)
@@ -17,7 +19,7 @@ struct DemoCommand {
         return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
     }
 
-    func run() -> Int32 {
+    func run() async -> Int32 {
         guard let samples = Self.samplesDirectory(),
               let names = try? FileManager.default.contentsOfDirectory(atPath: samples.path)
         else {
@@ -30,31 +32,57 @@ struct DemoCommand {
             Console.error("webimage: cannot create \(outputDirectory.path): \(error.localizedDescription)\n")
             return 1
         }
-        let files = names.filter { !$0.hasSuffix(".py") && !$0.hasPrefix(".") }.sorted()
-        var rows = [["file", "format", "size", "pixels", "orientation", "decode ms", "thumbnail"]]
+        let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cacheDirectory) }
+        let urls = names.filter { !$0.hasSuffix(".py") && !$0.hasPrefix(".") }.sorted().map { samples.appendingPathComponent($0) }
+
+        var rows = [["pass", "file", "tier", "bytes", "size", "pixels", "ms"]]
         var failed = false
-        for name in files {
-            let url = samples.appendingPathComponent(name)
-            do {
-                let data = try Data(contentsOf: url)
+        var lastManager: WebImageManager?
+        for pass in 1...2 {
+            // A new cache each pass: the second one finds the first one's files on disk.
+            let manager = WebImageManager(cache: ImageCache(directory: cacheDirectory), loader: FileLoader())
+            for url in urls {
                 let start = ContinuousClock.now
-                let stored = try CoderRegistry.shared.decode(data, options: DecodeOptions(applyOrientation: false))
-                let image = try stored.oriented()
-                let elapsed = ContinuousClock.now - start
-                let thumbnailOptions = DecodeOptions(thumbnailPixelSize: PixelSize(width: thumbnailSize, height: thumbnailSize))
-                let thumbnail = try CoderRegistry.shared.decode(data, options: thumbnailOptions)
-                let target = outputDirectory.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".png")
-                try CoderRegistry.shared.encode(thumbnail, as: .png).write(to: target)
-                rows.append([name, image.format.rawValue, "\(image.width)x\(image.height)", image.pixelFormat.description,
-                             stored.orientation == .up ? "up" : "\(stored.orientation) (\(stored.orientation.rawValue)), applied", Self.milliseconds(elapsed), "\(thumbnail.width)x\(thumbnail.height)"])
-            } catch {
-                failed = true
-                rows.append([name, "error", DecodeCommand.message(for: error), "", "", "", ""])
+                do {
+                    let result = try await manager.loadImage(url: url, options: .waitStoreCache)
+                    rows.append(["\(pass)", url.lastPathComponent, Self.tierName(result.cacheType), result.data.map { "\($0.count)" } ?? "-",
+                                 "\(result.image.width)x\(result.image.height)", result.image.pixelFormat.description,
+                                 Self.milliseconds(ContinuousClock.now - start)])
+                } catch {
+                    failed = true
+                    rows.append(["\(pass)", url.lastPathComponent, "error", "\(error)", "", "", ""])
+                }
             }
+            lastManager = manager
         }
         Console.write(Self.table(rows))
-        Console.write("\nthumbnails (fit in \(thumbnailSize)x\(thumbnailSize)) written to \(outputDirectory.path)/\n")
+
+        var thumbnails = 0
+        let context = WebImageContext(thumbnailPixelSize: PixelSize(width: thumbnailSize, height: thumbnailSize))
+        for url in urls {
+            do {
+                guard let manager = lastManager else { break }
+                let thumbnail = try await manager.loadImage(url: url, options: .fromCacheOnly, context: context)
+                let target = outputDirectory.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".png")
+                try CoderRegistry.shared.encode(thumbnail.image, as: .png).write(to: target)
+                thumbnails += 1
+            } catch {
+                failed = true
+                Console.error("webimage: thumbnail of \(url.lastPathComponent): \(error)\n")
+            }
+        }
+        Console.write("\n\(thumbnails) thumbnails (fit in \(thumbnailSize)x\(thumbnailSize)), derived from the cached originals, "
+                      + "written to \(outputDirectory.path)/\n")
         return failed ? 1 : 0
+    }
+
+    static func tierName(_ type: ImageCacheType) -> String {
+        switch type {
+        case .memory: "memory"
+        case .disk: "disk"
+        case .none, .all: "none (loaded)"
+        }
     }
 
     static func milliseconds(_ duration: Duration) -> String {

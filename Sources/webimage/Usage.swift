@@ -1,8 +1,10 @@
 /// The help text of the `webimage` tool.
 enum Usage {
     static let text = """
-    usage: webimage                     decode the sample images shipped with the package, print a table
-                                        and write a PNG thumbnail of each into ./webimage-samples/
+    usage: webimage                     load the sample images shipped with the package through the whole
+                                        pipeline twice (file URLs, a temporary disk cache; the second pass
+                                        comes from the cache), print a table, and write a PNG thumbnail of
+                                        each, derived from the cached originals, into ./webimage-samples/
            webimage decode [--checksum] [--orient] [--thumbnail N] [--out DIR] [--format png|jpeg] FILE...
                                         one tab-separated line per file:
                                         path, format, width, height, pixel format[, sha256 of RGBA pixels]
@@ -13,11 +15,25 @@ enum Usage {
       --out DIR       write each decoded image into DIR as <name>.png (or .jpg with --format jpeg)
       --format F      the format --out writes: png (default) or jpeg
 
-           webimage cache stats DIR              entries and bytes of a disk cache directory
-           webimage cache sweep DIR [--max-age SECONDS] [--max-size BYTES]
+           webimage fetch [--thumbnail N] [--out DIR] [--cache-dir DIR] [--concurrency N] [--refresh] URL...
+                                        load each URL (http, https, file, data, or a local path) through the
+                                        manager; one tab-separated line per URL: url, source tier
+                                        (none/memory/disk), width, height, bytes (- when none), ms; or url,
+                                        error, message. A summary and (on a terminal) a progress bar go to
+                                        stderr; exit code 1 if any failed.
+      --thumbnail N   decode to fit inside N x N pixels (cached under its own key)
+      --out DIR       write each image into DIR (JPEG sources as .jpg, everything else as .png)
+      --cache-dir DIR the disk cache folder (default: the shared cache's folder)
+      --concurrency N loads and downloads at once (default 6)
+      --refresh       revalidate cached images with the server (ETag / Last-Modified)
+
+           webimage cache stats [DIR | --cache-dir DIR]   entries and bytes of a disk cache directory
+                                                          (default: the shared cache's folder)
+           webimage cache sweep [DIR] [--max-age SECONDS] [--max-size BYTES]
                                                  remove expired entries, then least recently used ones
                                                  down to half of --max-size; print the report
-           webimage cache fill DIR [--count N] [--size PIXELS]
+           webimage cache clear [DIR | --cache-dir DIR]   remove every entry
+           webimage cache fill [DIR] [--count N] [--size PIXELS]
                                                  store N generated PNG images (keys fill-0.png ...)
 
     """

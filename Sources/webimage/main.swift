@@ -1,7 +1,9 @@
 // webimage: the command-line face of the WebImage package.
 //
-//   webimage                      decode the bundled samples, print a table, write thumbnails
+//   webimage                      load the bundled samples through the pipeline twice, write thumbnails
 //   webimage decode [options] FILE...
+//   webimage fetch [options] URL...
+//   webimage cache stats|sweep|clear|fill [DIR | --cache-dir DIR]
 //   webimage help
 import Foundation
 
@@ -9,9 +11,11 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32
 switch arguments.first {
 case nil:
-    status = DemoCommand().run()
+    status = await DemoCommand().run()
 case "decode":
     status = DecodeCommand.run(Array(arguments.dropFirst()))
+case "fetch":
+    status = await FetchCommand.run(Array(arguments.dropFirst()))
 case "cache":
     status = await CacheCommand.run(Array(arguments.dropFirst()))
 case "help", "-h", "--help":

@@ -102,7 +102,7 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notModified(let url): "\(url.absoluteString) is not modified since the cached copy (HTTP 304)"
         case .tooManyRedirects(let url): "\(url.absoluteString) redirected too many times"
         case .rejected(let url, let reason): "\(url.absoluteString) was rejected: \(reason)"
-        case .transport(let error, let url): "\(url.absoluteString) could not be fetched: \(error.localizedDescription) (URLError \(error.code.rawValue))"
+        case .transport(let error, let url): "\(url.absoluteString) could not be fetched: \(Self.explanation(of: error.code)) (URLError \(error.code.rawValue))"
         case .blockedURL(let url):
             "\(url.absoluteString) failed recently and is blocked until its blocklist entry expires (use .retryFailed to try it now)"
         case .notInCache(let url): "\(url.absoluteString) is not in the cache and .fromCacheOnly forbids downloading it"
@@ -110,6 +110,25 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .transformFailed(let url, let reason): "the image of \(url.absoluteString) could not be transformed: \(reason)"
         case .unsupportedOption(let name, let url): "\(url.absoluteString): \(name) is not supported on this platform"
         case .cacheStoreFailed(let url, let reason): "the image of \(url.absoluteString) could not be stored on disk: \(reason)"
+        }
+    }
+
+    /// Words for the `URLError` codes loads meet most (Linux's own messages are generic).
+    static func explanation(of code: URLError.Code) -> String {
+        switch code {
+        case .fileDoesNotExist: "no such file"
+        case .noPermissionsToReadFile: "permission denied"
+        case .fileIsDirectory: "it is a directory"
+        case .cannotConnectToHost: "the connection was refused"
+        case .cannotFindHost: "the host name could not be resolved"
+        case .networkConnectionLost: "the connection was lost"
+        case .notConnectedToInternet: "there is no network connection"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            "the TLS connection failed (certificate or handshake)"
+        case .badServerResponse: "the server's response is not valid HTTP"
+        case .timedOut: "the server did not answer in time"
+        default: "URLSession error"
         }
     }
 }

@@ -1,0 +1,206 @@
+import Foundation
+import WebImage
+
+/// `webimage fetch`: loads URLs through a ``WebImageManager`` and prints one tab-separated line each.
+struct FetchCommand {
+    var thumbnail: Int?
+    var outputDirectory: URL?
+    var cacheDirectory: URL?
+    var concurrency = 6
+    var refresh = false
+    var urls: [String] = []
+
+    /// One URL's outcome.
+    struct Row {
+        var url: String
+        var result: Result<ImageResult, WebImageError>
+        var elapsed: Duration
+
+        /// `url, tier, width, height, bytes, ms`, or `url, error, message`.
+        var line: String {
+            switch result {
+            case .success(let loaded):
+                let tier = switch loaded.cacheType {
+                case .memory: "memory"
+                case .disk: "disk"
+                case .none, .all: "none"
+                }
+                return [url, tier, "\(loaded.image.width)", "\(loaded.image.height)", loaded.data.map { "\($0.count)" } ?? "-",
+                        DemoCommand.milliseconds(elapsed)].joined(separator: "\t")
+            case .failure(let error):
+                return [url, "error", error.description].joined(separator: "\t")
+            }
+        }
+    }
+
+    /// Parses `arguments`, loads every URL, and returns the exit status: 0 when all loaded, 1 when
+    /// any failed, 2 for a usage error.
+    static func run(_ arguments: [String]) async -> Int32 {
+        switch parse(arguments) {
+        case .failure(let message):
+            Console.error("webimage fetch: \(message)\n\n" + Usage.text)
+            return 2
+        case .success(let command):
+            return await command.fetchAll()
+        }
+    }
+
+    enum ParseResult {
+        case success(FetchCommand)
+        case failure(String)
+    }
+
+    static func parse(_ arguments: [String]) -> ParseResult {
+        var command = FetchCommand()
+        var index = 0
+        func value() -> String? {
+            index += 1
+            return index < arguments.count ? arguments[index] : nil
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--thumbnail":
+                guard let text = value(), let size = Int(text), size > 0 else { return .failure("--thumbnail needs a positive pixel size") }
+                command.thumbnail = size
+            case "--out":
+                guard let path = value() else { return .failure("--out needs a directory") }
+                command.outputDirectory = URL(fileURLWithPath: path, isDirectory: true)
+            case "--cache-dir":
+                guard let path = value() else { return .failure("--cache-dir needs a directory") }
+                command.cacheDirectory = URL(fileURLWithPath: path, isDirectory: true)
+            case "--concurrency":
+                guard let text = value(), let count = Int(text), count > 0 else { return .failure("--concurrency needs a positive number") }
+                command.concurrency = count
+            case "--refresh":
+                command.refresh = true
+            default:
+                if argument.hasPrefix("--") { return .failure("unknown option \(argument)") }
+                command.urls.append(argument)
+            }
+            index += 1
+        }
+        if command.urls.isEmpty { return .failure("no URL given") }
+        return .success(command)
+    }
+
+    /// A URL from an argument: as given when it has a scheme, else a local file path.
+    static func url(from argument: String) -> URL? {
+        if argument.contains("://") || argument.hasPrefix("data:") { return URL(string: argument) }
+        return argument.isEmpty ? nil : URL(fileURLWithPath: argument)
+    }
+
+    func makeManager() -> WebImageManager {
+        let cache = cacheDirectory.map { ImageCache(directory: $0) } ?? ImageCache.shared
+        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: concurrency))
+        return WebImageManager(cache: cache, loader: LoadersManager(loaders: [downloader, FileLoader()]))
+    }
+
+    func fetchAll() async -> Int32 {
+        if let outputDirectory {
+            do {
+                try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+            } catch {
+                Console.error("webimage fetch: cannot create \(outputDirectory.path): \(error.localizedDescription)\n")
+                return 1
+            }
+        }
+        let manager = makeManager()
+        var context = WebImageContext()
+        if let thumbnail { context.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
+        let options: WebImageOptions = refresh ? [.refreshCached, .waitStoreCache] : [.waitStoreCache]
+        let loadContext = context
+        let progress = ProgressBar(total: urls.count, enabled: isatty(STDERR_FILENO) == 1)
+        let start = ContinuousClock.now
+        var rows = [Row?](repeating: nil, count: urls.count)
+        await withTaskGroup(of: (Int, Row).self) { group in
+            var next = 0
+            func addNext() {
+                guard next < urls.count else { return }
+                let index = next, argument = urls[index]
+                next += 1
+                group.addTask { [manager, options, loadContext] in
+                    let began = ContinuousClock.now
+                    let result: Result<ImageResult, WebImageError>
+                    do {
+                        result = .success(try await manager.loadImage(url: Self.url(from: argument), options: options, context: loadContext))
+                    } catch let error as WebImageError {
+                        result = .failure(error)
+                    } catch {
+                        result = .failure(.rejected(url: URL(fileURLWithPath: argument), reason: "\(error)"))
+                    }
+                    return (index, Row(url: argument, result: result, elapsed: ContinuousClock.now - began))
+                }
+            }
+            for _ in 0..<concurrency { addNext() }
+            for await (index, row) in group {
+                rows[index] = row
+                progress.advance()
+                addNext()
+            }
+        }
+        progress.finish()
+        var written = Set<String>()
+        var failures = 0
+        var tiers: [String: Int] = [:]
+        for case var row? in rows {
+            if case .success(let loaded) = row.result, let outputDirectory {
+                if let error = write(loaded, into: outputDirectory, taken: &written) { row.result = .failure(error) }
+            }
+            switch row.result {
+            case .success(let loaded): tiers[loaded.cacheType == .none ? "network" : loaded.cacheType == .disk ? "disk" : "memory", default: 0] += 1
+            case .failure: failures += 1
+            }
+            Console.write(row.line + "\n")
+        }
+        let summary = ["network", "disk", "memory"].map { "\(tiers[$0] ?? 0) from \($0)" }.joined(separator: ", ")
+        Console.error("fetched \(urls.count - failures) of \(urls.count) (\(summary)), \(failures) failed, in \(DemoCommand.milliseconds(ContinuousClock.now - start)) ms\n")
+        return failures == 0 ? 0 : 1
+    }
+
+    /// Writes `loaded` into `directory` in its source format (PNG or JPEG; PNG for anything else),
+    /// named after the URL's last path component; returns the error if it cannot.
+    func write(_ loaded: ImageResult, into directory: URL, taken: inout Set<String>) -> WebImageError? {
+        let format: ImageFormat = loaded.image.format == .jpeg && !loaded.image.pixelFormat.hasAlpha ? .jpeg : .png
+        let fileExtension = format == .jpeg ? "jpg" : "png"
+        var stem = loaded.url.deletingPathExtension().lastPathComponent
+        if stem.isEmpty || stem == "/" || loaded.url.scheme == "data" { stem = "image" }
+        var name = stem + "." + fileExtension
+        var counter = 1
+        while taken.contains(name) {
+            counter += 1
+            name = "\(stem)-\(counter).\(fileExtension)"
+        }
+        taken.insert(name)
+        do {
+            try CoderRegistry.shared.encode(loaded.image, as: format).write(to: directory.appendingPathComponent(name))
+            return nil
+        } catch {
+            return .rejected(url: loaded.url, reason: "could not write \(name): \(error)")
+        }
+    }
+}
+
+/// A one-line progress bar on standard error, drawn only when it is a terminal.
+final class ProgressBar {
+    let total: Int
+    let enabled: Bool
+    private var done = 0
+
+    init(total: Int, enabled: Bool) {
+        self.total = total
+        self.enabled = enabled
+    }
+
+    func advance() {
+        done += 1
+        guard enabled, total > 0 else { return }
+        let width = 30
+        let filled = width * done / total
+        Console.error("\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] \(done)/\(total)")
+    }
+
+    func finish() {
+        if enabled && total > 0 { Console.error("\n") }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import webimage
+@testable import WebImage
+
+@Suite struct FetchCommandTests {
+    let server: TestHTTPServer
+    let directory = TemporaryDirectory()
+
+    init() throws {
+        server = try TestHTTPServer()
+        server.route("/one.png", TestResponse(headers: [("Content-Type", "image/png")], body: try encodedPicture()))
+        server.route("/two.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: try encodedPicture(width: 40, height: 30, as: .jpeg)))
+        server.route("/missing.png", .text("no", status: 404))
+    }
+
+    /// Runs the built `webimage` tool; returns its status and standard output lines.
+    func run(_ arguments: [String]) throws -> (status: Int32, lines: [String]) {
+        let process = Process()
+        process.executableURL = DecodeCommandTests.tool
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init))
+    }
+
+    @Test func parsesEveryOption() {
+        guard case .success(let command) = FetchCommand.parse(
+            ["--thumbnail", "64", "--out", "/tmp/o", "--cache-dir", "/tmp/c", "--concurrency", "3", "--refresh", "http://a/x.png", "b.png"]
+        ) else { Issue.record("parse failed"); return }
+        #expect(command.thumbnail == 64 && command.concurrency == 3 && command.refresh)
+        #expect(command.outputDirectory?.path == "/tmp/o" && command.cacheDirectory?.path == "/tmp/c")
+        #expect(command.urls == ["http://a/x.png", "b.png"])
+        #expect(FetchCommand.url(from: "b.png")?.isFileURL == true)
+        #expect(FetchCommand.url(from: "http://a/x.png")?.scheme == "http")
+    }
+
+    @Test(arguments: [[], ["--thumbnail", "0", "u"], ["--concurrency", "x", "u"], ["--bogus", "u"], ["--out"]])
+    func rejectsBadUsage(arguments: [String]) {
+        guard case .failure = FetchCommand.parse(arguments) else {
+            Issue.record("\(arguments) should be a usage error")
+            return
+        }
+    }
+
+    @Test func printsOneLinePerURLWritesOutputsAndIsServedFromDiskTheSecondTime() throws {
+        defer { directory.remove() }
+        let cache = directory.url.appendingPathComponent("cache").path
+        let out = directory.url.appendingPathComponent("out")
+        let urls = [server.url("/one.png").absoluteString, server.url("/two.jpg").absoluteString]
+        let first = try run(["fetch", "--cache-dir", cache, "--out", out.path] + urls)
+        #expect(first.status == 0)
+        #expect(first.lines.count == 2)
+        #expect(first.lines[0].split(separator: "\t").map(String.init).prefix(4) == [urls[0], "none", "64", "48"])
+        #expect(first.lines[1].split(separator: "\t").map(String.init).prefix(4) == [urls[1], "none", "40", "30"])
+        let written = try CoderRegistry.shared.decode(Data(contentsOf: out.appendingPathComponent("one.png")))
+        #expect(written.size == PixelSize(width: 64, height: 48))
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("two.jpg").path))
+        let second = try run(["fetch", "--cache-dir", cache] + urls)
+        #expect(second.lines.map { $0.split(separator: "\t")[1] } == ["disk", "disk"])
+        #expect(server.requestCount(for: "/one.png") == 1)
+    }
+
+    @Test func aFailedURLPrintsAnErrorLineAndExitsWithOne() throws {
+        defer { directory.remove() }
+        let url = server.url("/missing.png").absoluteString
+        let result = try run(["fetch", "--cache-dir", directory.path, "--thumbnail", "8", url])
+        #expect(result.status == 1)
+        let fields = result.lines.first?.split(separator: "\t").map(String.init) ?? []
+        #expect(fields.prefix(2) == [url, "error"])
+        #expect(fields.last?.contains("404") == true)
+    }
+
+    @Test func theDemoServesTheSecondPassFromTheDiskCache() throws {
+        defer { directory.remove() }
+        let process = Process()
+        process.executableURL = DecodeCommandTests.tool
+        process.currentDirectoryURL = directory.url
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let rows = output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        let second = rows.filter { $0.first == "2" }
+        #expect(!second.isEmpty)
+        #expect(second.allSatisfy { $0.count > 2 && $0[2] == "disk" })
+        let thumbnails = (try? FileManager.default.contentsOfDirectory(atPath: directory.url.appendingPathComponent("webimage-samples").path)) ?? []
+        #expect(thumbnails.count == second.count)
+    }
+}
