@@ -41,10 +41,13 @@ import Testing
         #expect(CacheKeys.inserting("P", into: "dir/photo.jpeg?q=1") == "dir/photo-P.jpeg?q=1")
     }
 
-    @Test func aKeyURLComponentsRejectsStillGetsThePartBeforeItsExtension() {
-        // A space and a `%` that starts no escape: not a valid URL, so the path ends at `?` or `#`.
-        #expect(CacheKeys.inserting("P", into: "my image.png?x=1") == "my image-P.png?x=1")
+    // Keys that URLComponents would percent-encode (spaces, non-ASCII, a stray `%`): the path is found
+    // in the key itself, so the part lands in the right place and nothing traps.
+    @Test func keysWithSpacesAndNonASCIILettersKeepTheirText() {
+        #expect(CacheKeys.inserting("P", into: "photos/café.jpg") == "photos/café-P.jpg")
         #expect(CacheKeys.inserting("P", into: "100% real.png#f") == "100% real-P.png#f")
+        #expect(CacheKeys.inserting("P", into: "https://h/a b c d/x?v=1.5") == "https://h/a b c d/x?v=1.5-P")
+        #expect(CacheKeys.inserting("P", into: "https://h/ä ö/ü.png?x=1") == "https://h/ä ö/ü-P.png?x=1")
     }
 
     @Test func aFileURL() {

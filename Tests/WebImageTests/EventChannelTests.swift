@@ -22,6 +22,11 @@ private struct ProducerFailure: Error, Equatable {}
     if let last = pending.last { pending[pending.count - 1] = last + event } else { pending.append(event) }
 }
 
+/// A `.progress` download event.
+private func progress(_ received: Int, of expected: Int?, _ chunk: Data) -> DownloadEvent {
+    .progress(ImageLoadProgress(receivedBytes: received, expectedBytes: expected, chunk: chunk))
+}
+
 private func drain<Event: Sendable>(_ channel: EventChannel<Event>) async throws -> [Event] {
     var events = [Event]()
     while let event = try await channel.next() { events.append(event) }
@@ -164,9 +169,9 @@ private func drain<Event: Sendable>(_ channel: EventChannel<Event>) async throws
     @Test func downloadEventCoalescingAppendsChunksAndTakesTheLatestCounts() {
         let url = URL(string: "https://example.com/cat.png")!
         var pending = [DownloadEvent]()
-        DownloadEventStream.coalesce(&pending, .progress(ImageLoadProgress(receivedBytes: 2, expectedBytes: nil, chunk: Data([1, 2]))))
-        DownloadEventStream.coalesce(&pending, .progress(ImageLoadProgress(receivedBytes: 3, expectedBytes: 6, chunk: Data([3]))))
-        DownloadEventStream.coalesce(&pending, .progress(ImageLoadProgress(receivedBytes: 6, expectedBytes: 6, chunk: Data([4, 5, 6]))))
+        DownloadEventStream.coalesce(&pending, progress(2, of: nil, Data([1, 2])))
+        DownloadEventStream.coalesce(&pending, progress(3, of: 6, Data([3])))
+        DownloadEventStream.coalesce(&pending, progress(6, of: 6, Data([4, 5, 6])))
         #expect(pending.count == 1)
         guard case .progress(let merged)? = pending.first else { Issue.record("\(pending)"); return }
         #expect(merged.chunk == Data([1, 2, 3, 4, 5, 6]))
@@ -182,8 +187,8 @@ private func drain<Event: Sendable>(_ channel: EventChannel<Event>) async throws
     @Test func downloadEventCoalescingMergesSlicedChunks() {
         let body = Data(0..<10)
         var pending = [DownloadEvent]()
-        DownloadEventStream.coalesce(&pending, .progress(ImageLoadProgress(receivedBytes: 4, expectedBytes: 10, chunk: body[2..<6])))
-        DownloadEventStream.coalesce(&pending, .progress(ImageLoadProgress(receivedBytes: 8, expectedBytes: 10, chunk: body[6..<10])))
+        DownloadEventStream.coalesce(&pending, progress(4, of: 10, body[2..<6]))
+        DownloadEventStream.coalesce(&pending, progress(8, of: 10, body[6..<10]))
         guard case .progress(let merged)? = pending.first, pending.count == 1 else { Issue.record("\(pending)"); return }
         #expect(merged.chunk == Data(2..<10))
         #expect(merged.receivedBytes == 8)

@@ -140,33 +140,42 @@ import Testing
     }
 }
 
-@Suite struct RetryAfterTests {
-    /// Tue, 14 Nov 2023 22:13:20 GMT.
-    let now = Date(timeIntervalSince1970: 1_700_000_000)
+extension RetryPolicyTests {
+    /// `RetryAfter.duration(from:now:)`, which reads the header a 503 or 429 carries.
+    @Suite struct RetryAfterHeader {
+        /// Tue, 14 Nov 2023 22:13:20 GMT.
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-    @Test func delaySecondsAreRead() {
-        #expect(RetryAfter.duration(from: "120", now: now) == .seconds(120))
-        #expect(RetryAfter.duration(from: "0", now: now) == .zero)
-        #expect(RetryAfter.duration(from: "  45 ", now: now) == .seconds(45))
-    }
+        @Test func delaySecondsAreRead() {
+            #expect(RetryAfter.duration(from: "120", now: now) == .seconds(120))
+            #expect(RetryAfter.duration(from: "0", now: now) == .zero)
+            #expect(RetryAfter.duration(from: "  45 ", now: now) == .seconds(45))
+        }
 
-    @Test func anHTTPDateInTheFutureIsTheTimeUntilThen() {
-        #expect(RetryAfter.duration(from: "Tue, 14 Nov 2023 22:14:50 GMT", now: now) == .seconds(90))
-    }
+        @Test func anHTTPDateInTheFutureIsTheTimeUntilThen() {
+            #expect(RetryAfter.duration(from: "Tue, 14 Nov 2023 22:14:50 GMT", now: now) == .seconds(90))
+        }
 
-    @Test func anHTTPDateInThePastIsZero() {
-        #expect(RetryAfter.duration(from: "Tue, 14 Nov 2023 22:11:50 GMT", now: now) == .zero)
-        #expect(RetryAfter.duration(from: "Sun, 06 Nov 1994 08:49:37 GMT", now: now) == .zero)
-    }
+        @Test func anHTTPDateInThePastIsZero() {
+            #expect(RetryAfter.duration(from: "Tue, 14 Nov 2023 22:11:50 GMT", now: now) == .zero)
+            #expect(RetryAfter.duration(from: "Sun, 06 Nov 1994 08:49:37 GMT", now: now) == .zero)
+        }
 
-    @Test func garbageIsNil() {
-        #expect(RetryAfter.duration(from: "soon", now: now) == nil)
-        #expect(RetryAfter.duration(from: "", now: now) == nil)
-        #expect(RetryAfter.duration(from: "12.5", now: now) == nil)
-        #expect(RetryAfter.duration(from: "99999999999999999999999", now: now) == nil)
-    }
+        @Test func garbageIsNil() {
+            #expect(RetryAfter.duration(from: "soon", now: now) == nil)
+            #expect(RetryAfter.duration(from: "", now: now) == nil)
+            #expect(RetryAfter.duration(from: "12.5", now: now) == nil)
+            #expect(RetryAfter.duration(from: "99999999999999999999999", now: now) == nil)
+        }
 
-    @Test func aNegativeNumberIsNil() {
-        #expect(RetryAfter.duration(from: "-5", now: now) == nil)
+        @Test func aNegativeNumberIsNil() {
+            #expect(RetryAfter.duration(from: "-5", now: now) == nil)
+        }
+
+        // RFC 9110 §5.6.7: a recipient must accept all three HTTP-date formats.
+        @Test func theObsoleteHTTPDateFormatsAreRead() {
+            #expect(RetryAfter.duration(from: "Tuesday, 14-Nov-23 22:14:50 GMT", now: now) == .seconds(90))   // RFC 850
+            #expect(RetryAfter.duration(from: "Tue Nov 14 22:14:50 2023", now: now) == .seconds(90))          // asctime
+        }
     }
 }

@@ -7,12 +7,13 @@ struct Row {
     var megapixels: Double?
     var goal: Double?         // minimum speed ratio (reference ms / our ms)
     var note = ""
+    var unit = "ms"
 
     var ratio: Double? { referenceValue.map { $0 / ours } }
 
     var cells: [String] {
         func ms(_ value: Double) -> String {
-            guard let megapixels else { return String(format: "%.1f ms", value) }
+            guard let megapixels else { return String(format: "%.1f %@", value, unit) }
             return String(format: "%.1f ms (%.0f MP/s)", value, megapixels / value * 1000)
         }
         let met: String = switch (ratio, goal) {

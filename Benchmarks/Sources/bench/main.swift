@@ -2,7 +2,7 @@
 // libraries, tjbench, vipsthumbnail, a bare Mutex dictionary, plain read/write, find) in one run.
 // Ratios are reference time / our time: above 1, we are faster.
 //
-//   swift run -c release --package-path Benchmarks bench [codecs|caches|downloads]...
+//   swift run -c release --package-path Benchmarks bench [codecs|caches|downloads|manager]...
 import Foundation
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -16,11 +16,16 @@ func fail(_ message: String) -> Never {
 }
 
 let selected = Set(CommandLine.arguments.dropFirst())
+if selected == ["rss-child"] {
+    do { try await ManagerBenchmarks.rssChild() } catch { fail("\(error)") }
+    exit(0)
+}
 var rows: [Row] = []
 do {
     if selected.isEmpty || selected.contains("codecs") { rows += try CodecBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("caches") { rows += try await CacheBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("downloads") { rows += try await DownloadBenchmarks.run(iterations: iterations) }
+    if selected.isEmpty || selected.contains("manager") { rows += try await ManagerBenchmarks.run(iterations: iterations) }
 } catch {
     fail("\(error)")
 }

@@ -9,8 +9,12 @@ enum RetryAfter {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: text) else { return nil }
+        // IMF-fixdate, then the two obsolete forms recipients must still accept (RFC 9110 §5.6.7).
+        let date = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"].lazy.compactMap { format in
+            formatter.dateFormat = format
+            return formatter.date(from: text)
+        }.first
+        guard let date else { return nil }
         return .milliseconds(Int(max(0, date.timeIntervalSince(now)) * 1000))
     }
 }

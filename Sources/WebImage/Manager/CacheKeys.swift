@@ -14,12 +14,15 @@ enum CacheKeys {
     /// `key` with `-part` inserted before the path's extension (`a/image.png?x=1` becomes
     /// `a/image-part.png?x=1`, query and fragment kept), or appended when there is no extension.
     static func inserting(_ part: String, into key: String) -> String {
-        let pathRange: Range<String.Index>
-        if let components = URLComponents(string: key), let range = components.rangeOfPath {
-            pathRange = range
-        } else {
-            pathRange = key.startIndex..<(key.firstIndex { $0 == "?" || $0 == "#" } ?? key.endIndex)
+        // The path runs from after `scheme://authority` (if any) to the first `?` or `#`. Found by hand:
+        // URLComponents percent-encodes keys with spaces or non-ASCII letters, so its ranges would
+        // not index the key itself.
+        let end = key.firstIndex { $0 == "?" || $0 == "#" } ?? key.endIndex
+        var start = key.startIndex
+        if let separator = key.range(of: "://"), separator.upperBound <= end {
+            start = key[separator.upperBound..<end].firstIndex(of: "/") ?? end
         }
+        let pathRange = start..<end
         let path = key[pathRange]
         let nameStart = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
         if let dot = path[nameStart...].lastIndex(of: "."), dot > nameStart, path.index(after: dot) < path.endIndex {
