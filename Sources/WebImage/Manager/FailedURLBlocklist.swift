@@ -7,6 +7,9 @@ import Synchronization
 /// Bounded: past ``capacity`` entries, expired ones go first, then the oldest.
 final class FailedURLBlocklist: Sendable {
     private let entries = Mutex<[URL: ContinuousClock.Instant]>([:])
+    /// Mirrors `entries.count`, so the common case (nothing blocked) costs one atomic load and no
+    /// hashing of the URL.
+    private let size = Atomic<Int>(0)
     let capacity: Int
 
     init(capacity: Int = 10_000) {
@@ -15,10 +18,12 @@ final class FailedURLBlocklist: Sendable {
 
     /// Whether `url` is blocked now (an expired entry is dropped).
     func contains(_ url: URL) -> Bool {
-        entries.withLock { entries in
+        guard size.load(ordering: .relaxed) > 0 else { return false }
+        return entries.withLock { entries in
             guard let expiry = entries[url] else { return false }
             if expiry > .now { return true }
             entries[url] = nil
+            size.store(entries.count, ordering: .relaxed)
             return false
         }
     }
@@ -28,6 +33,7 @@ final class FailedURLBlocklist: Sendable {
         guard duration > .zero else { return }
         entries.withLock { entries in
             entries[url] = .now + duration
+            defer { size.store(entries.count, ordering: .relaxed) }
             guard entries.count > capacity else { return }
             let now = ContinuousClock.now
             entries = entries.filter { $0.value > now }
@@ -38,11 +44,17 @@ final class FailedURLBlocklist: Sendable {
     }
 
     func remove(_ url: URL) {
-        entries.withLock { _ = $0.removeValue(forKey: url) }
+        entries.withLock { entries in
+            entries[url] = nil
+            size.store(entries.count, ordering: .relaxed)
+        }
     }
 
     func removeAll() {
-        entries.withLock { $0.removeAll() }
+        entries.withLock { entries in
+            entries.removeAll()
+            size.store(0, ordering: .relaxed)
+        }
     }
 
     var count: Int { entries.withLock { $0.count } }

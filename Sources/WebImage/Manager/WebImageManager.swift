@@ -122,6 +122,16 @@ public actor WebImageManager {
 
     private nonisolated func load(url: URL?, options: WebImageOptions, context: WebImageContext,
                                   events: LoadCoalescer.EventHandler?) async throws -> ImageResult {
+        guard let url, !url.absoluteString.isEmpty else {
+            counters.add(\.loads)
+            counters.add(\.failures)
+            throw WebImageError.invalidURL(url?.absoluteString)
+        }
+        let processor = settings.withLock { $0.optionsProcessor }
+        if processor == nil, let hit = memoryHit(url: url, options: options, context: context) {
+            counters.addMemoryHitLoad()
+            return hit
+        }
         counters.add(\.loads)
         do {
             return try await pipelineResult(url: url, options: options, context: context, events: events)
@@ -131,9 +141,19 @@ public actor WebImageManager {
         }
     }
 
-    private nonisolated func pipelineResult(url: URL?, options: WebImageOptions, context: WebImageContext,
+    /// The hot path: a memory hit of the plain ``ImageCache`` needs no suspension, no lock but the
+    /// memory tier's, and no pipeline.
+    private nonisolated func memoryHit(url: URL, options: WebImageOptions, context: WebImageContext) -> ImageResult? {
+        guard let imageCache, context.cache == nil, context.queryCacheType.includesMemory,
+              options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .allowInvalidSSLCertificates]),
+              !Task.isCancelled, options.contains(.retryFailed) || !blocklist.contains(url),
+              let image = imageCache.memoryHit(forKey: cacheKey(for: url, context: context))
+        else { return nil }
+        return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+    }
+
+    private nonisolated func pipelineResult(url: URL, options: WebImageOptions, context: WebImageContext,
                                             events: LoadCoalescer.EventHandler?) async throws(WebImageError) -> ImageResult {
-        guard let url, !url.absoluteString.isEmpty else { throw .invalidURL(url?.absoluteString) }
         let config = self.config
         var options = options
         var context = context
@@ -145,11 +165,9 @@ public actor WebImageManager {
         if !options.contains(.retryFailed) && blocklist.contains(url) { throw .blockedURL(url) }
         let key = cacheKey(for: url, context: context)
 
-        if let imageCache, context.cache == nil, context.queryCacheType.includesMemory,
-           options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData]),
-           let image = imageCache.memoryHit(forKey: key) {
+        if config.optionsProcessor != nil, let hit = memoryHit(url: url, options: options, context: context) {
             counters.add(\.memoryHits)
-            return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+            return hit
         }
 
         let pipeline = ImageLoadPipeline(

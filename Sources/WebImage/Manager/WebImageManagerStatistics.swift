@@ -32,5 +32,13 @@ final class WebImageManagerCounters: Sendable {
         values.withLock { $0[keyPath: counter] += amount }
     }
 
+    /// Counts a load answered from memory (one lock for both counters: the hot path).
+    func addMemoryHitLoad() {
+        values.withLock { values in
+            values.loads += 1
+            values.memoryHits += 1
+        }
+    }
+
     var snapshot: WebImageManagerStatistics { values.withLock { $0 } }
 }
