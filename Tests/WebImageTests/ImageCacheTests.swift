@@ -145,6 +145,10 @@ import Testing
         #expect(try await cache.query(forKey: "k", query: ImageCacheQuery(includesData: true))?.data == data)
         await cache.clear(.memory)
         #expect(try await cache.query(forKey: "k")?.metadata?.entityTag == "e1")
+        await cache.clear(.memory)
+        let withoutMetadata = try await cache.query(forKey: "k", query: ImageCacheQuery(includesMetadata: false))
+        #expect(withoutMetadata?.cacheType == .disk)
+        #expect(withoutMetadata?.metadata == nil)
     }
 
     @Test func queryHonoursTheTiersItIsGiven() async throws {

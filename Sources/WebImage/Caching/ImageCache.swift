@@ -91,7 +91,8 @@ public final class ImageCache: ImageCaching {
         if query.promotesToMemory && config.shouldCacheImagesInMemory {
             storeInMemory(image, forKey: key)
         }
-        return ImageCacheResult(image: image, data: data, cacheType: .disk, metadata: await diskCache.metadata(forKey: key))
+        let metadata = query.includesMetadata ? await diskCache.metadata(forKey: key) : nil
+        return ImageCacheResult(image: image, data: data, cacheType: .disk, metadata: metadata)
     }
 
     /// Stores `image` in memory at once and its bytes on disk (the original `data`, or what the

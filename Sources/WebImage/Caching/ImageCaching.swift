@@ -28,14 +28,18 @@ public struct ImageCacheQuery: Sendable {
     /// Whether the result carries the stored bytes too, even for a memory hit (a disk read; SDWebImage's
     /// `queryMemoryData`); default `false`.
     public var includesData: Bool
+    /// Whether a disk hit also reads the entry's ``DiskCacheMetadata`` (one more read of an extended
+    /// attribute or sidecar file); default `true`.
+    public var includesMetadata: Bool
 
     /// Creates a query; every parameter defaults to the property's documented default.
     public init(cacheType: ImageCacheType = .all, decodeOptions: DecodeOptions = DecodeOptions(),
-                promotesToMemory: Bool = true, includesData: Bool = false) {
+                promotesToMemory: Bool = true, includesData: Bool = false, includesMetadata: Bool = true) {
         self.cacheType = cacheType
         self.decodeOptions = decodeOptions
         self.promotesToMemory = promotesToMemory
         self.includesData = includesData
+        self.includesMetadata = includesMetadata
     }
 }
 

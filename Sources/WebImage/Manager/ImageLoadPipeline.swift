@@ -89,8 +89,10 @@ struct ImageLoadPipeline: Sendable {
     /// A cache query that treats an unreadable disk as a miss (the network still works).
     private func query(_ key: String, tiers: ImageCacheType, promotes: Bool) async -> ImageCacheResult? {
         guard tiers != .none else { return nil }
+        // Validators are only needed to revalidate; skipping them saves a metadata read per disk hit.
         let query = ImageCacheQuery(cacheType: tiers, decodeOptions: decodeOptions, promotesToMemory: promotes,
-                                    includesData: options.contains(.queryMemoryData))
+                                    includesData: options.contains(.queryMemoryData),
+                                    includesMetadata: options.contains(.refreshCached))
         return try? await cache.query(forKey: key, query: query)
     }
 
