@@ -6,6 +6,7 @@ struct DecodeCommand {
     var checksum = false
     var orient = false
     var thumbnail: Int?
+    var transformer: PipelineTransformer?
     var outputDirectory: URL?
     var outputFormat = ImageFormat.png
     var files: [String] = []
@@ -44,6 +45,13 @@ struct DecodeCommand {
                     return .failure("--thumbnail needs a positive pixel size")
                 }
                 command.thumbnail = size
+            case "--transform":
+                guard let text = value(argument) else { return .failure("--transform needs a specification such as resize=256x256;round=16") }
+                do {
+                    command.transformer = try PipelineTransformer(parsing: text)
+                } catch {
+                    return .failure(error.description)
+                }
             case "--out":
                 guard let path = value(argument) else { return .failure("--out needs a directory") }
                 command.outputDirectory = URL(fileURLWithPath: path, isDirectory: true)
@@ -92,7 +100,8 @@ struct DecodeCommand {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         var options = DecodeOptions(applyOrientation: orient)
         if let thumbnail { options.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
-        let image = try CoderRegistry.shared.decode(data, options: options)
+        var image = try CoderRegistry.shared.decode(data, options: options)
+        if let transformer { image = try transformer.transform(image, forKey: path) }
         var fields = [path, image.format.rawValue, String(image.width), String(image.height), image.pixelFormat.description]
         if checksum { fields.append(image.rgbaSHA256()) }
         if let outputDirectory {
@@ -105,6 +114,7 @@ struct DecodeCommand {
 
     static func message(for error: any Error) -> String {
         if let coding = error as? ImageCodingError { return coding.description }
+        if let transform = error as? ImageTransformError { return transform.description }
         return (error as NSError).localizedDescription
     }
 }

@@ -3,10 +3,15 @@ import WebImage
 
 /// `webimage` with no arguments: loads the sample images shipped in `Samples/` through the whole
 /// pipeline (file URLs, a disk cache in a temporary folder) twice, the second time with a new cache
-/// over the same folder, prints where each came from, and writes a PNG thumbnail of each, derived
-/// from the cached originals.
+/// over the same folder, prints where each came from, and writes a PNG thumbnail and a round avatar
+/// of each, derived from the cached originals.
 struct DemoCommand {
     var thumbnailSize = 128
+    /// The avatar each sample becomes: a square cut from the middle with round corners and a border.
+    var avatar = PipelineTransformer([
+        ResizingTransformer(size: PixelSize(width: 96, height: 96), scaleMode: .aspectFill),
+        RoundCornerTransformer(radius: 48, borderWidth: 3, borderColor: .white),
+    ])
     var outputDirectory = URL(fileURLWithPath: "webimage-samples", isDirectory: true)
 
     /// The Samples folder: `./Samples` when run from the package root, else next to the sources.
@@ -58,22 +63,27 @@ struct DemoCommand {
         }
         Console.write(Self.table(rows))
 
-        var thumbnails = 0
-        let context = WebImageContext(thumbnailPixelSize: PixelSize(width: thumbnailSize, height: thumbnailSize))
+        var written = 0
+        let variants = [
+            ("", WebImageContext(thumbnailPixelSize: PixelSize(width: thumbnailSize, height: thumbnailSize))),
+            ("-avatar", WebImageContext(transformer: avatar)),
+        ]
         for url in urls {
-            do {
-                guard let manager = lastManager else { break }
-                let thumbnail = try await manager.loadImage(url: url, options: .fromCacheOnly, context: context)
-                let target = outputDirectory.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".png")
-                try CoderRegistry.shared.encode(thumbnail.image, as: .png).write(to: target)
-                thumbnails += 1
-            } catch {
-                failed = true
-                Console.error("webimage: thumbnail of \(url.lastPathComponent): \(error)\n")
+            for (suffix, context) in variants {
+                do {
+                    guard let manager = lastManager else { break }
+                    let variant = try await manager.loadImage(url: url, options: .fromCacheOnly, context: context)
+                    let target = outputDirectory.appendingPathComponent(url.deletingPathExtension().lastPathComponent + suffix + ".png")
+                    try CoderRegistry.shared.encode(variant.image, as: .png).write(to: target)
+                    written += 1
+                } catch {
+                    failed = true
+                    Console.error("webimage: \(suffix.isEmpty ? "thumbnail" : "avatar") of \(url.lastPathComponent): \(error)\n")
+                }
             }
         }
-        Console.write("\n\(thumbnails) thumbnails (fit in \(thumbnailSize)x\(thumbnailSize)), derived from the cached originals, "
-                      + "written to \(outputDirectory.path)/\n")
+        Console.write("\n\(written) images (a thumbnail to fit in \(thumbnailSize)x\(thumbnailSize) and a round avatar "
+                      + "\"\(avatar.key)\" each), derived from the cached originals, written to \(outputDirectory.path)/\n")
         return failed ? 1 : 0
     }
 

@@ -4,6 +4,7 @@ import WebImage
 /// `webimage fetch`: loads URLs through a ``WebImageManager`` and prints one tab-separated line each.
 struct FetchCommand {
     var thumbnail: Int?
+    var transformer: PipelineTransformer?
     var outputDirectory: URL?
     var cacheDirectory: URL?
     var concurrency = 6
@@ -63,6 +64,13 @@ struct FetchCommand {
             case "--thumbnail":
                 guard let text = value(), let size = Int(text), size > 0 else { return .failure("--thumbnail needs a positive pixel size") }
                 command.thumbnail = size
+            case "--transform":
+                guard let text = value() else { return .failure("--transform needs a specification such as resize=256x256;round=16") }
+                do {
+                    command.transformer = try PipelineTransformer(parsing: text)
+                } catch {
+                    return .failure(error.description)
+                }
             case "--out":
                 guard let path = value() else { return .failure("--out needs a directory") }
                 command.outputDirectory = URL(fileURLWithPath: path, isDirectory: true)
@@ -108,6 +116,7 @@ struct FetchCommand {
         let manager = makeManager()
         var context = WebImageContext()
         if let thumbnail { context.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
+        context.transformer = transformer
         let options: WebImageOptions = refresh ? [.refreshCached, .waitStoreCache] : [.waitStoreCache]
         let loadContext = context
         let progress = ProgressBar(total: urls.count, enabled: isatty(STDERR_FILENO) == 1)

@@ -5,23 +5,27 @@ enum Usage {
                                         pipeline twice (file URLs, a temporary disk cache; the second pass
                                         comes from the cache), print a table, and write a PNG thumbnail of
                                         each, derived from the cached originals, into ./webimage-samples/
-           webimage decode [--checksum] [--orient] [--thumbnail N] [--out DIR] [--format png|jpeg] FILE...
+           webimage decode [--checksum] [--orient] [--thumbnail N] [--transform SPEC] [--out DIR]
+                           [--format png|jpeg] FILE...
                                         one tab-separated line per file:
                                         path, format, width, height, pixel format[, sha256 of RGBA pixels]
                                         a file that fails prints: path, error, message (exit code 1)
       --checksum      add the sha256 of the pixels as 8-bit straight-alpha RGBA (the corpus manifest's definition)
       --orient        apply the EXIF orientation before reporting and hashing (default: stored pixels)
       --thumbnail N   decode to fit inside N x N pixels (aspect ratio kept, never enlarged)
+      --transform SPEC  transform each image after decoding (upright first); SPEC below
       --out DIR       write each decoded image into DIR as <name>.png (or .jpg with --format jpeg)
       --format F      the format --out writes: png (default) or jpeg
 
-           webimage fetch [--thumbnail N] [--out DIR] [--cache-dir DIR] [--concurrency N] [--refresh] URL...
+           webimage fetch [--thumbnail N] [--transform SPEC] [--out DIR] [--cache-dir DIR] [--concurrency N]
+                          [--refresh] URL...
                                         load each URL (http, https, file, data, or a local path) through the
                                         manager; one tab-separated line per URL: url, source tier
                                         (none/memory/disk), width, height, bytes (- when none), ms; or url,
                                         error, message. A summary and (on a terminal) a progress bar go to
                                         stderr; exit code 1 if any failed.
       --thumbnail N   decode to fit inside N x N pixels (cached under its own key)
+      --transform SPEC  transform each image (cached under its own key, derived from a cached original)
       --out DIR       write each image into DIR (JPEG sources as .jpg, everything else as .png)
       --cache-dir DIR the disk cache folder (default: the shared cache's folder)
       --concurrency N loads and downloads at once (default 6)
@@ -35,6 +39,17 @@ enum Usage {
            webimage cache clear [DIR | --cache-dir DIR]   remove every entry
            webimage cache fill [DIR] [--count N] [--size PIXELS]
                                                  store N generated PNG images (keys fill-0.png ...)
+
+    SPEC (for --transform): steps separated by ';', applied in order, each NAME=ARGS with ARGS split by ','
+      resize=WxH[,fill|fit|cover]   stretch (default), fit inside, or cover and crop the overflow; resize=N is NxN
+      crop=X,Y,WxH                  keep a rectangle (clipped to the image)
+      round=R[,border=W][,color=C][,corners=tl+tr+bl+br]   round corners (anti-aliased; adds alpha)
+      flip=h|v|hv                   mirror left-right, top-bottom, or both
+      rotate=DEGREES[,keep]         turn clockwise; the canvas grows to fit unless 'keep'
+      tint=C                        wash with a colour (its alpha is the strength)
+      blur=R                        Gaussian blur with standard deviation R pixels
+      colours C: #RRGGBB, #RRGGBBAA, black, white, gray, red, green, blue, clear
+      example: --transform "resize=256x256,cover;round=128,border=4,color=white"
 
     """
 }

@@ -21,8 +21,10 @@ import Testing
 
     @Test func parsesEveryOption() throws {
         guard case .success(let command) = DecodeCommand.parse(
-            ["--checksum", "--orient", "--thumbnail", "64", "--out", "/tmp/x", "--format", "jpeg", "a.png", "b.jpg"]
+            ["--checksum", "--orient", "--thumbnail", "64", "--transform", "resize=32x32,fit; blur=2", "--out", "/tmp/x",
+             "--format", "jpeg", "a.png", "b.jpg"]
         ) else { Issue.record("parse failed"); return }
+        #expect(command.transformer?.key == "ResizingTransformer(32x32,aspectFit)-BlurTransformer(2.000000)")
         #expect(command.checksum && command.orient)
         #expect(command.thumbnail == 64)
         #expect(command.outputDirectory?.path == "/tmp/x")
@@ -30,7 +32,8 @@ import Testing
         #expect(command.files == ["a.png", "b.jpg"])
     }
 
-    @Test(arguments: [["--thumbnail", "0", "a.png"], ["--bogus", "a.png"], [], ["--format", "gif", "a.png"], ["--out"]])
+    @Test(arguments: [["--thumbnail", "0", "a.png"], ["--bogus", "a.png"], [], ["--format", "gif", "a.png"], ["--out"],
+                      ["--transform", "shrink=2", "a.png"], ["--transform"]])
     func rejectsBadUsage(arguments: [String]) {
         guard case .failure = DecodeCommand.parse(arguments) else {
             Issue.record("\(arguments) should be a usage error")
@@ -74,5 +77,26 @@ import Testing
         let written = try Data(contentsOf: directory.appendingPathComponent("mandelbrot.png"))
         let image = try CoderRegistry.shared.decode(written)
         #expect(image.format == .png && image.width == 100 && image.height == 67)
+    }
+
+    @Test func transformsEachImageBeforeReportingAndWritingIt() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-test-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = Corpus.packageRoot.appendingPathComponent("Samples/mandelbrot.jpg").path
+        let (status, lines) = try run(["decode", "--transform", "resize=100x100,cover;round=50", "--out", directory.path, input])
+        #expect(status == 0)
+        #expect(lines.first?.hasSuffix("\tjpeg\t100\t100\trgba8") == true)
+        let written = try CoderRegistry.shared.decode(Data(contentsOf: directory.appendingPathComponent("mandelbrot.png")))
+        #expect(written.size == PixelSize(width: 100, height: 100) && written.pixelFormat == .rgba8)
+        let bytes = Array(written.pixels)
+        #expect(bytes[3] == 0)                                  // a corner outside the circle is transparent
+        #expect(bytes[(50 * 100 + 50) * 4 + 3] == 255)          // the centre is opaque
+    }
+
+    @Test func aTransformThatLeavesNoPixelsIsAnErrorLine() throws {
+        let input = Corpus.packageRoot.appendingPathComponent("Samples/mandelbrot.jpg").path
+        let (status, lines) = try run(["decode", "--transform", "crop=5000,5000,10x10", input])
+        #expect(status == 1)
+        #expect(lines.first?.hasPrefix(input + "\terror\tthe transform leaves no pixels") == true)
     }
 }

@@ -30,8 +30,10 @@ import Testing
 
     @Test func parsesEveryOption() {
         guard case .success(let command) = FetchCommand.parse(
-            ["--thumbnail", "64", "--out", "/tmp/o", "--cache-dir", "/tmp/c", "--concurrency", "3", "--refresh", "http://a/x.png", "b.png"]
+            ["--thumbnail", "64", "--out", "/tmp/o", "--cache-dir", "/tmp/c", "--concurrency", "3", "--refresh",
+             "--transform", "flip=h", "http://a/x.png", "b.png"]
         ) else { Issue.record("parse failed"); return }
+        #expect(command.transformer?.key == "FlippingTransformer(1,0)")
         #expect(command.thumbnail == 64 && command.concurrency == 3 && command.refresh)
         #expect(command.outputDirectory?.path == "/tmp/o" && command.cacheDirectory?.path == "/tmp/c")
         #expect(command.urls == ["http://a/x.png", "b.png"])
@@ -39,7 +41,8 @@ import Testing
         #expect(FetchCommand.url(from: "http://a/x.png")?.scheme == "http")
     }
 
-    @Test(arguments: [[], ["--thumbnail", "0", "u"], ["--concurrency", "x", "u"], ["--bogus", "u"], ["--out"]])
+    @Test(arguments: [[], ["--thumbnail", "0", "u"], ["--concurrency", "x", "u"], ["--bogus", "u"], ["--out"],
+                      ["--transform", "resize=0x0", "u"]])
     func rejectsBadUsage(arguments: [String]) {
         guard case .failure = FetchCommand.parse(arguments) else {
             Issue.record("\(arguments) should be a usage error")
@@ -62,6 +65,21 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("two.jpg").path))
         let second = try run(["fetch", "--cache-dir", cache] + urls)
         #expect(second.lines.map { $0.split(separator: "\t")[1] } == ["disk", "disk"])
+        #expect(server.requestCount(for: "/one.png") == 1)
+    }
+
+    @Test func aTransformedFetchIsCachedUnderItsOwnKeyAndDerivedFromTheCachedOriginal() throws {
+        defer { directory.remove() }
+        let cache = directory.url.appendingPathComponent("cache").path
+        let url = server.url("/one.png").absoluteString
+        let plain = try run(["fetch", "--cache-dir", cache, url])
+        #expect(plain.status == 0)
+        let cropped = try run(["fetch", "--cache-dir", cache, "--transform", "crop=0,0,10x12;rotate=90", url])
+        #expect(cropped.status == 0)
+        // Derived from the original on disk, without the network.
+        #expect(cropped.lines.first?.split(separator: "\t").map(String.init).prefix(4) == [url, "disk", "12", "10"])
+        let again = try run(["fetch", "--cache-dir", cache, "--transform", "crop=0,0,10x12;rotate=90", url])
+        #expect(again.lines.first?.split(separator: "\t").map(String.init).prefix(4) == [url, "disk", "12", "10"])
         #expect(server.requestCount(for: "/one.png") == 1)
     }
 
@@ -91,7 +109,11 @@ import Testing
         let second = rows.filter { $0.first == "2" }
         #expect(!second.isEmpty)
         #expect(second.allSatisfy { $0.count > 2 && $0[2] == "disk" })
-        let thumbnails = (try? FileManager.default.contentsOfDirectory(atPath: directory.url.appendingPathComponent("webimage-samples").path)) ?? []
-        #expect(thumbnails.count == second.count)
+        let samples = directory.url.appendingPathComponent("webimage-samples")
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: samples.path)) ?? []
+        #expect(written.count == 2 * second.count)   // a thumbnail and an avatar each
+        let avatar = try CoderRegistry.shared.decode(Data(contentsOf: samples.appendingPathComponent("mandelbrot-avatar.png")))
+        #expect(avatar.size == PixelSize(width: 96, height: 96) && avatar.pixelFormat == .rgba8)
+        #expect(avatar.pixels[3] == 0)   // outside the circle
     }
 }

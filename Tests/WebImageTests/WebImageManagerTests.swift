@@ -51,6 +51,25 @@ struct ManagerFixture {
     }
 }
 
+/// Decodes the bytes "WANI" to a two-frame 4×2 gray animation (frames of 10s and of 200s).
+struct AnimatedCoder: ImageCoder {
+    func canDecode(_ data: Data) -> Bool { data == Data("WANI".utf8) }
+
+    func decode(_ data: Data, options: DecodeOptions) throws -> Image {
+        let second = try Image(width: 4, height: 2, pixelFormat: .gray8, pixels: [UInt8](repeating: 200, count: 8))
+        let storage = try PixelStorage(byteCount: 8)
+        storage.bytes.initializeMemory(as: UInt8.self, repeating: 10, count: 8)
+        return Image(storage: storage, width: 4, height: 2, pixelFormat: .gray8, bytesPerRow: 4,
+                     laterFrames: [ImageFrame(image: second, duration: .milliseconds(200))], firstFrameDuration: .milliseconds(100))
+    }
+
+    func canEncode(_ format: ImageFormat) -> Bool { false }
+
+    func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
+        throw ImageCodingError.unsupportedEncoding(format: format, pixelFormat: image.pixelFormat)
+    }
+}
+
 @Suite struct WebImageManagerTests {
     let server: TestHTTPServer
     let picture: Data
@@ -265,6 +284,10 @@ struct ManagerFixture {
                 == "https://example.com/path/image-Thumbnail(8,8,0)-LeftHalf.png?size=1#frag")
         #expect(manager.cacheKey(for: URL(string: "https://example.com/noext")!, context: WebImageContext(transformer: LeftHalfTransformer()))
                 == "https://example.com/noext-LeftHalf")
+        let pipeline = PipelineTransformer([ResizingTransformer(size: PixelSize(width: 100, height: 100)), FlippingTransformer(vertical: true)])
+        #expect(manager.cacheKey(for: url, context: WebImageContext(transformer: pipeline))
+                == "https://example.com/path/image-ResizingTransformer(100x100,fill)-FlippingTransformer(0,1).png?size=1#frag")
+        #expect(manager.cacheKey(for: url, context: WebImageContext(transformer: PipelineTransformer([]))) == url.absoluteString)
         let filter = ClosureCacheKeyFilter { url in url.absoluteString.components(separatedBy: "?").first }
         #expect(manager.cacheKey(for: url, context: WebImageContext(cacheKeyFilter: filter)) == "https://example.com/path/image.png")
     }
@@ -354,6 +377,23 @@ struct ManagerFixture {
         for side in 1...10 {
             #expect(results[side]?.width == side * 4)
         }
+    }
+
+    @Test func animatedImagesAreTransformedOnlyWithTransformAnimatedImage() async throws {
+        serve("/animated.wani", Data("WANI".utf8), headers: [("Content-Type", "application/octet-stream")])
+        serve("/animated-too.wani", Data("WANI".utf8), headers: [("Content-Type", "application/octet-stream")])
+        let fixture = ManagerFixture()
+        defer { fixture.directory.remove() }
+        let manager = WebImageManager(cache: fixture.cache, loader: fixture.downloader, coders: CoderRegistry(coders: [AnimatedCoder()]))
+        let url = server.url("/animated.wani")
+        let context = WebImageContext(transformer: ResizingTransformer(size: PixelSize(width: 2, height: 1)))
+        let untouched = try await manager.loadImage(url: url, options: .cacheMemoryOnly, context: context)
+        #expect(untouched.image.size == PixelSize(width: 4, height: 2) && untouched.image.frames.count == 2)
+        let transformed = try await manager.loadImage(url: server.url("/animated-too.wani"), options: [.cacheMemoryOnly, .transformAnimatedImage], context: context)
+        #expect(transformed.image.frames.map(\.image.size) == [PixelSize(width: 2, height: 1), PixelSize(width: 2, height: 1)])
+        #expect(transformed.image.frames.map(\.duration) == [.milliseconds(100), .milliseconds(200)])
+        // Each frame is its own average: 10s stay 10, 200s stay 200.
+        #expect(Array(transformed.image.frames[1].image.pixels) == [200, 200])
     }
 
     @Test func aFailingTransformerIsATypedErrorAndDoesNotBlockTheURL() async throws {

@@ -2,7 +2,7 @@
 // libraries, tjbench, vipsthumbnail, a bare Mutex dictionary, plain read/write, find) in one run.
 // Ratios are reference time / our time: above 1, we are faster.
 //
-//   swift run -c release --package-path Benchmarks bench [codecs|caches|downloads|manager]...
+//   swift run -c release --package-path Benchmarks bench [codecs|caches|downloads|manager|transforms]...
 import Foundation
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -26,6 +26,7 @@ do {
     if selected.isEmpty || selected.contains("caches") { rows += try await CacheBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("downloads") { rows += try await DownloadBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("manager") { rows += try await ManagerBenchmarks.run(iterations: iterations) }
+    if selected.isEmpty || selected.contains("transforms") { rows += try TransformBenchmarks.run(iterations: iterations) }
 } catch {
     fail("\(error)")
 }

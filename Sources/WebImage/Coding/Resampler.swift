@@ -9,27 +9,31 @@ enum Resampler {
         var weights: [Float]
     }
 
-    /// Returns `image` resized to exactly `size` (same pixel format, orientation and metadata).
+    /// Returns `image` (or the part of it inside `region`, which must lie within the image) resized
+    /// to exactly `size` (same pixel format, orientation and metadata).
     /// - Throws: ``ImageCodingError/insufficientMemory(byteCount:)``.
-    static func resample(_ image: Image, to size: PixelSize) throws(ImageCodingError) -> Image {
+    static func resample(_ image: Image, region: PixelRect? = nil, to size: PixelSize) throws(ImageCodingError) -> Image {
         precondition(size.width > 0 && size.height > 0)
-        if size == image.size { return image }
+        let region = region ?? PixelRect(x: 0, y: 0, width: image.width, height: image.height)
+        precondition(!region.isEmpty && region.intersection(PixelRect(x: 0, y: 0, width: image.width, height: image.height)) == region)
+        if size == image.size && region.size == image.size { return image }
         let channels = image.pixelFormat.bytesPerPixel
         let alpha = image.pixelFormat.hasAlpha
-        let horizontal = contributions(source: image.width, target: size.width)
-        let vertical = contributions(source: image.height, target: size.height)
+        let horizontal = contributions(source: region.width, target: size.width)
+        let vertical = contributions(source: region.height, target: size.height)
 
         // Pass 1: each source row → `size.width` premultiplied float pixels.
         let rowFloats = size.width * channels
-        var intermediate = [Float](repeating: 0, count: rowFloats * image.height)
-        var premultiplied = [Float](repeating: 0, count: image.width * channels)
+        var intermediate = [Float](repeating: 0, count: rowFloats * region.height)
+        var premultiplied = [Float](repeating: 0, count: region.width * channels)
         intermediate.withUnsafeMutableBufferPointer { mid in
             premultiplied.withUnsafeMutableBufferPointer { row in
-                for y in 0..<image.height {
-                    image.withUnsafeRow(y) { raw in
+                for y in 0..<region.height {
+                    image.withUnsafeRow(region.y + y) { whole in
+                        let raw = UnsafeRawBufferPointer(rebasing: whole[(region.x * channels)..<((region.x + region.width) * channels)])
                         let source = raw.bindMemory(to: UInt8.self)
                         if alpha {
-                            for x in 0..<image.width {
+                            for x in 0..<region.width {
                                 let a = Float(source[x * channels + channels - 1])
                                 for c in 0..<(channels - 1) {
                                     row[x * channels + c] = Float(source[x * channels + c]) * a * (1 / 255)
@@ -37,7 +41,7 @@ enum Resampler {
                                 row[x * channels + channels - 1] = a
                             }
                         } else {
-                            for i in 0..<(image.width * channels) { row[i] = Float(source[i]) }
+                            for i in 0..<(region.width * channels) { row[i] = Float(source[i]) }
                         }
                     }
                     let out = mid.baseAddress! + y * rowFloats

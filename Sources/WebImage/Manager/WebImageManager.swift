@@ -102,15 +102,15 @@ public actor WebImageManager {
 
     /// The key the image of `url` is cached under for `context`: the URL's `absoluteString` (or the
     /// ``WebImageContext/cacheKeyFilter``'s key), then `-Thumbnail(w,h,1)` for a thumbnail size (0 as
-    /// the last number when the aspect ratio is not kept), then `-` and the transformer's key, each
+    /// the last number when the aspect ratio is not kept), then `-` and the transformer's key (unless empty), each
     /// inserted before the path's extension (`image.png` → `image-K.png`, query and fragment kept).
     public nonisolated func cacheKey(for url: URL, context: WebImageContext = WebImageContext()) -> String {
         var key = originalCacheKey(for: url, context: context)
         if let size = context.thumbnailPixelSize, size.width > 0, size.height > 0 {
             key = CacheKeys.inserting(CacheKeys.thumbnailPart(size, preservesAspectRatio: context.preservesAspectRatio), into: key)
         }
-        if let transformer = context.transformer {
-            key = CacheKeys.inserting(transformer.key, into: key)
+        if let transformerKey = context.transformer?.key, !transformerKey.isEmpty {
+            key = CacheKeys.inserting(transformerKey, into: key)
         }
         return key
     }

@@ -1,0 +1,21 @@
+/// Applies several transformers in order (SDWebImage's `SDImagePipelineTransformer`).
+public struct PipelineTransformer: ImageTransformer {
+    /// The transformers, applied first to last.
+    public let transformers: [any ImageTransformer]
+
+    /// Creates a transformer that applies `transformers` first to last; an empty list returns
+    /// images unchanged.
+    public init(_ transformers: [any ImageTransformer]) {
+        self.transformers = transformers
+    }
+
+    /// The transformers' keys joined by `-`, as SDWebImage builds it (empty for an empty pipeline,
+    /// which then adds nothing to cache keys).
+    public var key: String { transformers.map(\.key).joined(separator: "-") }
+
+    /// Returns `image` passed through every transformer in turn.
+    /// - Throws: the first error a transformer throws; the later ones do not run.
+    public func transform(_ image: Image, forKey key: String) throws -> Image {
+        try transformers.reduce(image) { partial, transformer in try transformer.transform(partial, forKey: key) }
+    }
+}
