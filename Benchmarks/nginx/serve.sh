@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # Starts or stops the benchmark nginx on 127.0.0.1:8089, serving ../shared/corpus under /corpus/ and
-# generated files under /files/ (1000 × 20 KB JPEG copies and one 100 MB file).
+# generated files under /files/ (1000 × 20 KB JPEG copies and one 100 MB file) and /soak/ (1000 × 137 KB
+# PNG copies), and its request counter under /status.
 #   Benchmarks/nginx/serve.sh start | stop
-# Needs nginx (apt-get install nginx-light).
+# Needs nginx (apt-get install nginx).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 runtime="${WEBIMAGE_NGINX_RUNTIME:-/tmp/webimage-bench-nginx}"
 corpus="$(cd "$here/../../../shared/corpus" && pwd)"
 case "${1:-}" in
 start)
-    command -v nginx >/dev/null || { echo "nginx is missing: apt-get install nginx-light" >&2; exit 1; }
+    command -v nginx >/dev/null || { echo "nginx is missing: apt-get install nginx" >&2; exit 1; }
     mkdir -p "$runtime/files"
     sample="$here/../../Samples/mandelbrot.jpg"
     if [ ! -f "$runtime/files/999.jpg" ]; then
         for i in $(seq 0 999); do cp "$sample" "$runtime/files/$i.jpg"; done
+    fi
+    mkdir -p "$runtime/soak"
+    if [ ! -f "$runtime/soak/999.png" ]; then
+        for i in $(seq 0 999); do cp "$here/../../Samples/gradient-rgba.png" "$runtime/soak/$i.png"; done
     fi
     [ -f "$runtime/files/big.bin" ] || head -c 100000000 /dev/urandom > "$runtime/files/big.bin"
     sed -e "s#@RUNTIME@#$runtime#g" -e "s#@CORPUS@#$corpus#g" "$here/nginx.conf.template" > "$runtime/nginx.conf"

@@ -16,6 +16,11 @@ import Testing
     @Test func keysThatAreNotURLsUseTheirOwnExtension() {
         #expect(DiskCacheFileName.pathExtension(ofKey: "some key/with spaces.gif") == "gif")
         #expect(DiskCacheFileName.pathExtension(ofKey: "plain") == "")
+        #expect(DiskCacheFileName.plainPathExtension("dir.d/name") == "")
+        #expect(DiskCacheFileName.plainPathExtension("dir/.hidden") == "")
+        #expect(DiskCacheFileName.plainPathExtension("dir/archive.tar.gz/") == "gz")
+        #expect(DiskCacheFileName.plainPathExtension("name.") == "")
+        #expect(DiskCacheFileName.plainPathExtension("//é.jpg") == "jpg")
     }
 
     @Test func colonsAndNulsAreStrippedAndLongExtensionsDropped() {

@@ -10,7 +10,7 @@ import Testing
     @Test func anInsertedURLIsContainedUntilRemoved() {
         let list = FailedURLBlocklist()
         #expect(!list.contains(url(1)))
-        list.insert(url(1), for: .seconds(60))
+        list.insert(url(1), for: .seconds(86_400))
         #expect(list.contains(url(1)))
         #expect(!list.contains(url(2)))
         #expect(list.count == 1)
@@ -22,7 +22,7 @@ import Testing
 
     @Test func removingAURLThatIsNotThereChangesNothing() {
         let list = FailedURLBlocklist()
-        list.insert(url(1), for: .seconds(60))
+        list.insert(url(1), for: .seconds(86_400))
         list.remove(url(2))
         #expect(list.contains(url(1)))
         #expect(list.count == 1)
@@ -30,7 +30,7 @@ import Testing
 
     @Test func removeAllEmptiesTheList() {
         let list = FailedURLBlocklist()
-        for index in 0..<5 { list.insert(url(index), for: .seconds(60)) }
+        for index in 0..<5 { list.insert(url(index), for: .seconds(86_400)) }
         #expect(list.count == 5)
         list.removeAll()
         #expect(list.count == 0)
@@ -59,7 +59,7 @@ import Testing
         let list = FailedURLBlocklist()
         let start = ContinuousClock.now
         list.insert(url(1), for: .milliseconds(1))
-        list.insert(url(1), for: .seconds(60))
+        list.insert(url(1), for: .seconds(86_400))
         try await waitUntil { ContinuousClock.now > start + .milliseconds(20) }
         #expect(list.contains(url(1)))
         #expect(list.count == 1)
@@ -68,7 +68,7 @@ import Testing
     @Test func pastCapacityTheOldestEntriesGo() {
         let list = FailedURLBlocklist(capacity: 3)
         for index in 1...5 {
-            list.insert(url(index), for: .seconds(100 * index))
+            list.insert(url(index), for: .seconds(86_400 * index))
             #expect(list.count <= 3)
         }
         #expect(list.count == 3)
@@ -81,7 +81,7 @@ import Testing
 
     @Test func pastCapacityWithEqualDurationsTheEarliestInsertedGo() {
         let list = FailedURLBlocklist(capacity: 2)
-        for index in 1...4 { list.insert(url(index), for: .seconds(60)) }
+        for index in 1...4 { list.insert(url(index), for: .seconds(86_400)) }
         #expect(list.count == 2)
         #expect(!list.contains(url(1)))
         #expect(!list.contains(url(2)))
@@ -94,10 +94,10 @@ import Testing
         let start = ContinuousClock.now
         list.insert(url(1), for: .milliseconds(1))
         list.insert(url(2), for: .milliseconds(1))
-        list.insert(url(3), for: .seconds(60))
+        list.insert(url(3), for: .seconds(86_400))
         #expect(list.count == 3)
         try await waitUntil { ContinuousClock.now > start + .milliseconds(20) }
-        list.insert(url(4), for: .seconds(60))
+        list.insert(url(4), for: .seconds(86_400))
         // Both expired entries were dropped, not only the one needed to get back to capacity.
         #expect(list.count == 2)
         #expect(list.contains(url(3)))

@@ -76,10 +76,11 @@ import Testing
 
     @Test func entriesExpireAfterTheirTimeToLive() async throws {
         let cache = MemoryCache<String, Int>()
-        cache.setValue(1, forKey: "short", timeToLive: .milliseconds(50))
-        cache.setValue(2, forKey: "long", timeToLive: .seconds(60))
+        // Generous times: under ThreadSanitizer a busy suite can hold this task back for minutes.
+        cache.setValue(1, forKey: "short", timeToLive: .seconds(1))
+        cache.setValue(2, forKey: "long", timeToLive: .seconds(24 * 3600))
         #expect(cache.value(forKey: "short") == 1)
-        try await Task.sleep(for: .milliseconds(120))
+        try await Task.sleep(for: .milliseconds(1500))
         #expect(!cache.contains("short"))
         #expect(cache.value(forKey: "short") == nil)
         #expect(cache.value(forKey: "long") == 2)

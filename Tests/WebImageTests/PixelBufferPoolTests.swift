@@ -41,4 +41,23 @@ import Testing
         pool.recycle(small.pointer, capacity: small.capacity)
         #expect(pool.pooledBytes == 0)
     }
+
+    @Test(arguments: [PixelBufferPool.minMappedCapacity, 1 << 20, PixelBufferPool.minPooledCapacity + 1])
+    func mappedBuffersAreZeroedWritableAndGoBackWhole(size: Int) throws {
+        let pool = PixelBufferPool()
+        for _ in 0..<3 {
+            let fresh = pool.pooledBytes == 0
+            let buffer = try #require(pool.allocate(capacity: size))
+            #expect(buffer.capacity >= size)
+            let bytes = UnsafeMutableRawBufferPointer(start: buffer.pointer, count: size)
+            if fresh { #expect(bytes.allSatisfy { $0 == 0 }) }   // new pages, not a reused buffer
+            bytes.initializeMemory(as: UInt8.self, repeating: 0xAB)
+            #expect(bytes[size - 1] == 0xAB)
+            pool.recycle(buffer.pointer, capacity: buffer.capacity)
+        }
+        // Mid-sized buffers are unmapped at once; large ones may be held for the next decode.
+        #expect(pool.pooledBytes == (size >= PixelBufferPool.minPooledCapacity ? size : 0))
+        pool.drain()
+        #expect(pool.pooledBytes == 0)
+    }
 }

@@ -8,7 +8,9 @@ import Glibc
 // A real HTTP/1.1 server on 127.0.0.1 for the network tests: scriptable per path, counting and recording
 // what it receives. One request per connection (every response says `Connection: close`), one blocking
 // `Thread` per connection (never the Swift cooperative pool), so a test can hold hundreds of slow
-// responses open at once. The socket plumbing lives in TestHTTPServerConnection.swift.
+// responses open at once. A reply can also break HTTP on purpose (`TestResponse.Misbehavior`: resets,
+// heads that never end, endless chunked bodies), and the server counts the bytes it sends per path.
+// The socket plumbing lives in TestHTTPServerConnection.swift.
 
 /// One scripted reply.
 struct TestResponse: Sendable {
@@ -23,6 +25,24 @@ struct TestResponse: Sendable {
         case omitted
     }
 
+    /// A hostile server's ways of breaking HTTP, beyond lying about the length or closing early.
+    enum Misbehavior: Sendable, Equatable {
+        /// Sends the head and the first `n` body bytes (all of `body` if it is shorter; dripped if
+        /// `drip` says so), waits 20 ms (so they reach the client), then resets the connection:
+        /// `SO_LINGER` 0 and close, a TCP RST where the client would otherwise see an orderly end.
+        case resetAfterBodyBytes(Int)
+        /// Sends the status line and `headers`, then one more header line every `interval` (at full
+        /// speed for `.zero`), never the blank line that ends the head, until the client goes away.
+        case endlessHeaderLines(interval: Duration)
+        /// Sends the status line and `headers` without the blank line that ends the head, then sends
+        /// nothing more until the client goes away.
+        case unterminatedHeaders
+        /// `Transfer-Encoding: chunked` (no Content-Length): `body` as the first chunk if it is not
+        /// empty, then chunks of `chunkSize` filler bytes, one every `interval` (at full speed for
+        /// `.zero`), never the last chunk, until the client goes away.
+        case endlessChunkedBody(chunkSize: Int, interval: Duration)
+    }
+
     var status: Int = 200
     /// Sent as given, in order, before the server's own `Content-Length` and `Connection: close`.
     var headers: [(String, String)] = []
@@ -35,6 +55,8 @@ struct TestResponse: Sendable {
     /// Send only this many body bytes, then close the connection (whatever Content-Length promised).
     var closeAfterBodyBytes: Int? = nil
     var contentLength: ContentLength = .automatic
+    /// Break the protocol this way instead of sending a well-formed reply; `nil` (the default) for none.
+    var misbehavior: Misbehavior? = nil
 
     init(
         status: Int = 200,
@@ -43,7 +65,8 @@ struct TestResponse: Sendable {
         delayBeforeHeaders: Duration = .zero,
         drip: (chunkSize: Int, interval: Duration)? = nil,
         closeAfterBodyBytes: Int? = nil,
-        contentLength: ContentLength = .automatic
+        contentLength: ContentLength = .automatic,
+        misbehavior: Misbehavior? = nil
     ) {
         self.status = status
         self.headers = headers
@@ -52,6 +75,7 @@ struct TestResponse: Sendable {
         self.drip = drip
         self.closeAfterBodyBytes = closeAfterBodyBytes
         self.contentLength = contentLength
+        self.misbehavior = misbehavior
     }
 
     /// A redirect to `location` (absolute URL or a path on this server).
@@ -163,6 +187,12 @@ final class TestHTTPServer: Sendable {
         core.withState { state in state.abandoned.count { Self.matches(path, $0) } }
     }
 
+    /// Bytes of the responses to `path` (same matching as `requestCount(for:)`) that the kernel accepted
+    /// from the server, head, body and chunk framing included: a bound on what the client can have read.
+    func bytesSent(for path: String) -> Int {
+        core.withState { state in state.bytesSent.reduce(0) { $0 + (Self.matches(path, $1.key) ? $1.value : 0) } }
+    }
+
     /// Connections currently open (accepted and not yet closed by the server).
     func activeConnectionCount() -> Int { core.withState { $0.connections.count } }
 
@@ -206,6 +236,8 @@ final class TestHTTPServerCore: Sendable {
         var requests: [RecordedRequest] = []
         /// Request targets of abandoned responses.
         var abandoned: [String] = []
+        /// Response bytes sent, by request target.
+        var bytesSent: [String: Int] = [:]
         /// Open connections by id. A connection thread removes its entry (under the lock) *before* it
         /// closes the descriptor, and `stop()` only shuts down descriptors still listed (under the lock),
         /// so `stop()` can never touch a descriptor number the kernel has already reused.
@@ -353,6 +385,10 @@ final class TestHTTPServerCore: Sendable {
         case .dynamic(let handler): return handler(request)
         case nil: return .text("Not Found: \(request.path)\n", status: 404)
         }
+    }
+
+    func recordSent(_ count: Int, for request: RecordedRequest) {
+        state.withLock { $0.bytesSent[request.path, default: 0] += count }
     }
 
     func recordAbandoned(_ request: RecordedRequest) {

@@ -31,10 +31,17 @@ struct TestHTTPServerConnection {
             request = parsed
         }
         let response = core.reply(to: request)
-        if !write(response, for: request) {
+        switch write(response, for: request) {
+        case .sent:
+            closeGracefully()
+        case .abandoned:
             core.recordAbandoned(request)
+            closeGracefully()
+        case .reset:
+            // With a zero linger time, the close(2) our caller makes next sends a RST, not a FIN.
+            var abort = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
         }
-        closeGracefully()
     }
 
     private func configureSocket() {
@@ -124,11 +131,30 @@ struct TestHTTPServerConnection {
 
     // MARK: Writing the reply
 
-    /// Sends `response`; false when the client went away (or the server stopped) before all of it was
-    /// sent. A scripted `closeAfterBodyBytes` that is reached counts as sent.
-    private func write(_ response: TestResponse, for request: RecordedRequest) -> Bool {
+    private enum WriteOutcome {
+        /// All of the reply went out (a scripted `closeAfterBodyBytes` that is reached counts as sent).
+        case sent
+        /// The client went away (or the server stopped) before all of it was sent.
+        case abandoned
+        /// The script asks for the connection to be reset now.
+        case reset
+    }
+
+    /// Sends `response` (or misbehaves as it scripts), counting the bytes sent for `request`.
+    private func write(_ response: TestResponse, for request: RecordedRequest) -> WriteOutcome {
         if response.delayBeforeHeaders > .zero {
-            guard waitWatchingPeer(response.delayBeforeHeaders) else { return false }
+            guard waitWatchingPeer(response.delayBeforeHeaders) else { return .abandoned }
+        }
+        switch response.misbehavior {
+        case .endlessHeaderLines(let interval):
+            return sendHeaderLinesForever(response, interval: interval, for: request)
+        case .unterminatedHeaders:
+            guard sendAll(Self.statusAndHeaders(status: response.status, headers: response.headers), for: request) else { return .abandoned }
+            return stallUntilThePeerLeaves()
+        case .endlessChunkedBody(let chunkSize, let interval):
+            return sendChunksForever(response, chunkSize: chunkSize, interval: interval, for: request)
+        case .resetAfterBodyBytes, nil:
+            break
         }
         let bodyless = (100..<200).contains(response.status) || response.status == 204 || response.status == 304
         let contentLength: Int?
@@ -138,24 +164,83 @@ struct TestHTTPServerConnection {
         case .omitted: contentLength = nil
         }
         let head = Self.head(status: response.status, headers: response.headers, contentLength: contentLength)
-        guard send(head: head) else { return false }
+        guard sendAll(head, for: request) else { return .abandoned }
 
         var body = request.method == "HEAD" ? [] : [UInt8](response.body)
+        var resets = false
+        if case .resetAfterBodyBytes(let limit) = response.misbehavior {
+            if limit < body.count { body.removeSubrange(max(0, limit)...) }
+            resets = true
+        }
         if let limit = response.closeAfterBodyBytes, limit < body.count {
             body.removeSubrange(max(0, limit)...)
         }
-        guard let drip = response.drip else { return sendAll(body) }
-        let size = max(1, drip.chunkSize)
+        let size = max(1, response.drip?.chunkSize ?? body.count)
         var offset = 0
         while offset < body.count {
-            if drip.interval > .zero {
-                guard waitWatchingPeer(drip.interval) else { return false }
+            if let drip = response.drip, drip.interval > .zero {
+                guard waitWatchingPeer(drip.interval) else { return .abandoned }
             }
             let end = min(offset + size, body.count)
-            guard sendAll(Array(body[offset..<end])) else { return false }
+            guard sendAll(Array(body[offset..<end]), for: request) else { return .abandoned }
             offset = end
         }
-        return true
+        guard resets else { return .sent }
+        return waitWatchingPeer(.milliseconds(20)) ? .reset : .abandoned
+    }
+
+    /// The status line and `headers` as sent, without the blank line that would end the head.
+    private static func statusAndHeaders(status: Int, headers: [(String, String)]) -> [UInt8] {
+        var text = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
+        for (name, value) in headers {
+            text += "\(name): \(value)\r\n"
+        }
+        return Array(text.utf8)
+    }
+
+    private func sendHeaderLinesForever(_ response: TestResponse, interval: Duration, for request: RecordedRequest) -> WriteOutcome {
+        guard sendAll(Self.statusAndHeaders(status: response.status, headers: response.headers), for: request) else { return .abandoned }
+        var number = 0
+        while true {
+            if interval > .zero {
+                guard waitWatchingPeer(interval) else { return .abandoned }
+            } else if peerHasLeft() {
+                return .abandoned
+            }
+            number += 1
+            guard sendAll(Array("X-Filler-\(number): \(String(repeating: "h", count: 40))\r\n".utf8), for: request) else { return .abandoned }
+        }
+    }
+
+    private func sendChunksForever(_ response: TestResponse, chunkSize: Int, interval: Duration, for request: RecordedRequest) -> WriteOutcome {
+        let head = Self.head(status: response.status, headers: response.headers + [("Transfer-Encoding", "chunked")], contentLength: nil)
+        guard sendAll(head, for: request) else { return .abandoned }
+        func chunk(_ payload: [UInt8]) -> [UInt8] {
+            Array(String(payload.count, radix: 16).utf8) + [13, 10] + payload + [13, 10]
+        }
+        if !response.body.isEmpty {
+            guard sendAll(chunk([UInt8](response.body)), for: request) else { return .abandoned }
+        }
+        let filler = chunk((0..<max(1, chunkSize)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        while true {
+            if interval > .zero {
+                guard waitWatchingPeer(interval) else { return .abandoned }
+            } else if peerHasLeft() {
+                return .abandoned
+            }
+            guard sendAll(filler, for: request) else { return .abandoned }
+        }
+    }
+
+    /// Waits, watching the socket, until the client closes it (or `stop()` shuts it down).
+    private func stallUntilThePeerLeaves() -> WriteOutcome {
+        while waitWatchingPeer(.seconds(1)) {}
+        return .abandoned
+    }
+
+    /// Whether the peer has closed or reset the connection (or `stop()` shut it down); never waits.
+    private func peerHasLeft() -> Bool {
+        !waitWatchingPeer(.zero, pollOnce: true)
     }
 
     static func head(status: Int, headers: [(String, String)], contentLength: Int?) -> [UInt8] {
@@ -175,8 +260,9 @@ struct TestHTTPServerConnection {
 
     private func send(head: [UInt8]) -> Bool { sendAll(head) }
 
-    /// Writes all of `bytes` (MSG_NOSIGNAL: a closed peer is EPIPE, never SIGPIPE).
-    private func sendAll(_ bytes: [UInt8]) -> Bool {
+    /// Writes all of `bytes` (MSG_NOSIGNAL: a closed peer is EPIPE, never SIGPIPE), adding what the
+    /// kernel accepts to the byte count of `request`'s path, if given.
+    private func sendAll(_ bytes: [UInt8], for request: RecordedRequest? = nil) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { buffer in
@@ -187,21 +273,25 @@ struct TestHTTPServerConnection {
                 return false
             }
             offset += sent
+            if let request { core.recordSent(sent, for: request) }
         }
         return true
     }
 
     /// Sleeps for `duration` while watching the socket: returns false at once if the peer closes (or
     /// resets) the connection, or `stop()` shuts it down; true once the time has passed. Bytes the
-    /// client sends meanwhile are discarded.
-    private func waitWatchingPeer(_ duration: Duration) -> Bool {
+    /// client sends meanwhile are discarded. With `pollOnce`, it looks at least once even when
+    /// `duration` is zero.
+    private func waitWatchingPeer(_ duration: Duration, pollOnce: Bool = false) -> Bool {
         let deadline = ContinuousClock.now + duration
         var scratch = [UInt8](repeating: 0, count: 4096)
+        var polled = false
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
-            if remaining <= .zero { return true }
+            if remaining <= .zero && (!pollOnce || polled) { return true }
+            polled = true
             let (seconds, attoseconds) = remaining.components
-            let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+            let milliseconds = max(0, seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(clamping: milliseconds))
             if ready < 0 {

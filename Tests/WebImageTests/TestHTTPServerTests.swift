@@ -5,6 +5,9 @@ import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The test server, checked with plain `URLSession` (no WebImage code involved).
 @Suite struct TestHTTPServerTests {
@@ -228,7 +231,8 @@ import FoundationNetworking
 
     @Test func aClientCancellingMidDripIsCountedAsClosedByClient() async throws {
         let server = try TestHTTPServer()
-        server.route("/long", TestResponse(body: Self.bytes(100), drip: (chunkSize: 10, interval: .milliseconds(200))))
+        // 100 s of drip: the cancel lands mid-body however slowly a loaded machine runs this test.
+        server.route("/long", TestResponse(body: Self.bytes(1000), drip: (chunkSize: 10, interval: .seconds(1))))
         let task = Task { try await get(server.url("/long")) }
         #expect(await server.waitUntil { server.requestCount(for: "/long") == 1 })
         try await Task.sleep(for: .milliseconds(300))  // a piece or so is on the wire
@@ -250,5 +254,119 @@ import FoundationNetworking
         #expect(ContinuousClock.now - start < .seconds(10))  // not the scripted 30 s
         #expect(server.closedByClientCount(for: "/forever") == 0)
         await #expect(throws: (any Error).self) { try await get(server.url("/forever")) }
+    }
+
+    // MARK: Misbehaviour
+
+    @Test func bytesSentCountsTheHeadAndTheBody() async throws {
+        let server = try TestHTTPServer()
+        let body = Self.bytes(2_000)
+        server.route("/counted", TestResponse(headers: [("Content-Type", "image/png")], body: body))
+        _ = try await get(server.url("/counted"))
+        let head = TestHTTPServerConnection.head(status: 200, headers: [("Content-Type", "image/png")], contentLength: body.count)
+        #expect(server.bytesSent(for: "/counted") == head.count + body.count)
+        #expect(server.bytesSent(for: "/elsewhere") == 0)
+    }
+
+    @Test func resetAfterBodyBytesCutsTheConnectionWithAnError() async throws {
+        let server = try TestHTTPServer()
+        let body = Self.bytes(50_000)
+        server.route("/reset", TestResponse(body: body, contentLength: .omitted, misbehavior: .resetAfterBodyBytes(10_000)))
+        // Without a Content-Length an orderly close would be a complete body; a reset is an error.
+        await #expect(throws: URLError.self) { try await get(server.url("/reset")) }
+        #expect(server.closedByClientCount(for: "/reset") == 0)
+        let head = TestHTTPServerConnection.head(status: 200, headers: [], contentLength: nil)
+        #expect(server.bytesSent(for: "/reset") == head.count + 10_000)
+    }
+
+    /// Set once, read from anywhere.
+    private final class Flag: Sendable {
+        private let state = Mutex(false)
+        func set() { state.withLock { $0 = true } }
+        var isSet: Bool { state.withLock { $0 } }
+    }
+
+    /// Starts a GET of `url` in a task and returns it with a flag set once it has ended.
+    private func startGet(_ url: URL) -> (task: Task<Void, Never>, ended: Flag) {
+        let ended = Flag()
+        let task = Task {
+            _ = try? await get(url)
+            ended.set()
+        }
+        return (task, ended)
+    }
+
+    @Test func endlessHeaderLinesKeepComingUntilTheClientLeaves() async throws {
+        let server = try TestHTTPServer()
+        server.route("/lines", TestResponse(misbehavior: .endlessHeaderLines(interval: .milliseconds(1))))
+        let (task, ended) = startGet(server.url("/lines"))
+        #expect(await server.waitUntil { server.bytesSent(for: "/lines") > 2_000 })
+        #expect(!ended.isSet, "the head never ends, so the request cannot have ended")
+        task.cancel()
+        await task.value
+        #expect(await server.waitUntil { server.closedByClientCount(for: "/lines") == 1 })
+        #expect(await server.waitUntil { server.activeConnectionCount() == 0 })
+    }
+
+    @Test func unterminatedHeadersStallUntilTheClientLeaves() async throws {
+        let server = try TestHTTPServer()
+        let headers = [("Content-Type", "image/png")]
+        server.route("/stall", TestResponse(headers: headers, misbehavior: .unterminatedHeaders))
+        let (task, ended) = startGet(server.url("/stall"))
+        // The head without its blank line: the status line and the headers, nothing more.
+        let expected = TestHTTPServerConnection.head(status: 200, headers: headers, contentLength: nil).count
+            - "Connection: close\r\n\r\n".utf8.count
+        #expect(await server.waitUntil { server.bytesSent(for: "/stall") == expected })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!ended.isSet, "the head never ends, so the request cannot have ended")
+        #expect(server.bytesSent(for: "/stall") == expected)
+        task.cancel()
+        await task.value
+        #expect(await server.waitUntil { server.closedByClientCount(for: "/stall") == 1 })
+        #expect(await server.waitUntil { server.activeConnectionCount() == 0 })
+    }
+
+    @Test func anEndlessChunkedBodyKeepsComingUntilTheClientLeaves() async throws {
+        let server = try TestHTTPServer()
+        let first = Data("first chunk".utf8)
+        server.route("/chunks", TestResponse(body: first, misbehavior: .endlessChunkedBody(chunkSize: 16 << 10, interval: .milliseconds(1))))
+        let (task, ended) = startGet(server.url("/chunks"))
+        #expect(await server.waitUntil { server.bytesSent(for: "/chunks") > 256 << 10 })
+        #expect(!ended.isSet, "the body never ends, so the request cannot have ended")
+        task.cancel()
+        await task.value
+        #expect(await server.waitUntil { server.closedByClientCount(for: "/chunks") == 1 })
+        #expect(await server.waitUntil { server.activeConnectionCount() == 0 }, "the server stops once the client leaves")
+    }
+
+    @Test func anEndlessChunkedBodyIsValidChunkedEncoding() async throws {
+        // A raw socket reads the first chunks as sent, framing included.
+        let server = try TestHTTPServer()
+        server.route("/framing", TestResponse(body: Data("hello".utf8), misbehavior: .endlessChunkedBody(chunkSize: 4, interval: .milliseconds(1))))
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(server.port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        let request = Array("GET /framing HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        try #require(send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count)
+        let expected = "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n4\r\n\u{07}&E\u{64}\r\n4\r\n"
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: received, as: UTF8.self).contains(expected) && received.count < 4096 {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[..<count]
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(text.contains(expected), "\(text.debugDescription)")
+        #expect(!text.contains("Content-Length"))
     }
 }

@@ -12,7 +12,7 @@ enum DownloadBenchmarks {
     static func run(iterations: Int) async throws -> [Row] {
         guard (try? await URLSession.shared.data(from: URL(string: base + "0.jpg")!)) != nil else {
             return [Row(name: "downloads", ours: 0, reference: "nginx on 127.0.0.1:8089", referenceValue: nil,
-                        note: "run Benchmarks/nginx/serve.sh start (apt-get install nginx-light)")]
+                        note: "run Benchmarks/nginx/serve.sh start (apt-get install nginx)")]
         }
         let rounds = max(5, iterations / 2)
         let small = (0..<1000).map { URL(string: base + "\($0).jpg")! }

@@ -78,7 +78,7 @@ enum ManagerBenchmarks {
             rows.append(try peakRSSRow())
         } else {
             rows.append(Row(name: "cold loads and peak RSS", ours: 0, reference: "nginx on 127.0.0.1:8089", referenceValue: nil,
-                            note: "run Benchmarks/nginx/serve.sh start (apt-get install nginx-light)"))
+                            note: "run Benchmarks/nginx/serve.sh start (apt-get install nginx)"))
         }
         return rows
     }

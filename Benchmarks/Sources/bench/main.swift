@@ -2,7 +2,11 @@
 // libraries, tjbench, vipsthumbnail, a bare Mutex dictionary, plain read/write, find) in one run.
 // Ratios are reference time / our time: above 1, we are faster.
 //
-//   swift run -c release --package-path Benchmarks bench [codecs|caches|downloads|manager|transforms]...
+//   swift run -c release --package-path Benchmarks bench [codecs|caches|downloads|manager|transforms|soak]... [--write FILE]
+//
+// It installs nothing: it names every reference tool that is missing and how to install it, and the
+// rows that need one say "missing". `--write FILE` also writes the table as Markdown with a
+// description of the machine (how BENCHMARKS.md is made).
 import Foundation
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -15,20 +19,53 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let selected = Set(CommandLine.arguments.dropFirst())
+var arguments = Array(CommandLine.arguments.dropFirst())
+var reportFile: String?
+if let index = arguments.firstIndex(of: "--write") {
+    guard index + 1 < arguments.count else { fail("--write needs a file name") }
+    reportFile = arguments[index + 1]
+    arguments.removeSubrange(index...(index + 1))
+}
+let selected = Set(arguments)
+let known: Set = ["codecs", "caches", "downloads", "manager", "transforms", "soak", "rss-child", "soak-child"]
+if let unknown = selected.subtracting(known).first { fail("unknown benchmark \(unknown); expected \(known.sorted().joined(separator: ", "))") }
+if selected == ["soak-child"] {
+    do { try await SoakBenchmark.child() } catch { fail("\(error)") }
+    exit(0)
+}
 if selected == ["rss-child"] {
     do { try await ManagerBenchmarks.rssChild() } catch { fail("\(error)") }
     exit(0)
 }
+let missing = Environment.missingReferences()
+for line in missing { FileHandle.standardError.write(Data("bench: missing reference \(line)\n".utf8)) }
 var rows: [Row] = []
+let started = Date()
 do {
     if selected.isEmpty || selected.contains("codecs") { rows += try CodecBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("caches") { rows += try await CacheBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("downloads") { rows += try await DownloadBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("manager") { rows += try await ManagerBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("transforms") { rows += try TransformBenchmarks.run(iterations: iterations) }
+    if selected.isEmpty || selected.contains("soak") { rows += try SoakBenchmark.run() }
 } catch {
     fail("\(error)")
 }
-print("WebImage benchmarks: median of \(iterations) runs; ratio = reference time / our time (above 1: faster)")
+let heading = "WebImage benchmarks: median of \(iterations) runs; ratio = reference time / our time (above 1: faster)"
+print(heading)
 print(Row.table(rows))
+if let reportFile {
+    let command = "swift run -c release --package-path Benchmarks bench" + (arguments.isEmpty ? "" : " " + arguments.joined(separator: " "))
+    var report = ["# Benchmarks", "",
+                  "Made by `\(command) --write \((reportFile as NSString).lastPathComponent)` on \(ISO8601DateFormatter().string(from: started)), "
+                  + "after `swift build -c release --product webimage` and `Benchmarks/nginx/serve.sh start`. " + heading + ".", "",
+                  "## The machine", ""]
+    report += Environment.machineDescription().map { "- " + $0 }
+    report += ["", "## Results", "", Row.table(rows), ""]
+    if !missing.isEmpty { report += ["Missing references in this run:", ""] + missing.map { "- " + $0 } + [""] }
+    do {
+        try report.joined(separator: "\n").write(toFile: reportFile, atomically: true, encoding: .utf8)
+    } catch {
+        fail("cannot write \(reportFile): \(error)")
+    }
+}

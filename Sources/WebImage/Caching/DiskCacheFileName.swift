@@ -15,9 +15,19 @@ enum DiskCacheFileName {
     }
 
     static func pathExtension(ofKey key: String) -> String {
-        let raw = URL(string: key)?.pathExtension ?? (key as NSString).pathExtension
+        let raw = URL(string: key)?.pathExtension ?? plainPathExtension(key)
         let cleaned = raw.filter { $0 != "\0" && $0 != ":" && $0 != "/" }
         return cleaned.utf8.count > maxExtensionLength ? "" : cleaned
+    }
+
+    /// The extension of a key that is not a URL: what follows the last dot of its last `/`-separated
+    /// part (none for a part that starts with its only dot). Not `NSString.pathExtension`, which
+    /// traps in swift-corelibs-foundation on keys such as `//é` (found by fuzzing).
+    static func plainPathExtension(_ key: String) -> String {
+        guard let last = key.split(separator: "/").last, let dot = last.lastIndex(of: "."), dot != last.startIndex else {
+            return ""
+        }
+        return String(last[last.index(after: dot)...])
     }
 
     /// The name without its extension (the MD5 alone), or nil when it has none.

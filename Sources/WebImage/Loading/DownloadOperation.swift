@@ -172,11 +172,15 @@ final class DownloadOperation: Sendable {
             fail(.responseTooLarge(limit: config.maxResponseBytes, url: url))
             return false
         }
+        // With a content coding (gzip, br...) URLSession hands over decoded bytes, while Content-Length
+        // counts the encoded ones: it then says nothing about how many bytes will arrive.
+        let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let decodedLength = encoding.isEmpty || encoding == "identity" ? expected : nil
         state.withLock { state in
             state.response = http
             state.respondedAt = .now
-            state.expectedBytes = expected
-            if let expected { state.body.reserveCapacity(expected) }
+            state.expectedBytes = decodedLength
+            if let decodedLength { state.body.reserveCapacity(decodedLength) }
         }
         return true
     }

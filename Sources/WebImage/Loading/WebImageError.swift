@@ -64,10 +64,12 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether trying again later may succeed (time-outs, connection errors, 5xx, 408, 429,
-    /// cancellation), as opposed to failures the same request will always meet.
+    /// cancellation, image data that ends early — a body without Content-Length cut short by the
+    /// connection), as opposed to failures the same request will always meet.
     public var isTransient: Bool {
         switch self {
         case .timedOut, .cancelled, .transport, .truncatedResponse, .cacheStoreFailed: true
+        case .decodingFailed(.truncatedData, _): true
         case .badStatusCode(let code, _, _): code >= 500 || code == 408 || code == 429
         default: false
         }
@@ -75,9 +77,11 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Whether the URL itself is at fault, so that ``WebImageManager`` puts it on its failed-URL
     /// blocklist: a 4xx other than 408 and 429, bytes that are not a decodable image, an empty, too
-    /// large or wrongly typed body, a redirect loop, a URL no loader can fetch.
+    /// large or wrongly typed body, a redirect loop, a URL no loader can fetch. Image data that ends
+    /// early does not: the connection more likely broke than the file.
     public var blocksURL: Bool {
         switch self {
+        case .decodingFailed(.truncatedData, _): false
         case .invalidURL, .decodingFailed, .emptyResponse, .responseTooLarge, .unacceptableContentType, .tooManyRedirects:
             true
         case .badStatusCode(let code, _, _): (400..<500).contains(code) && code != 408 && code != 429
@@ -128,7 +132,8 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
             "the TLS connection failed (certificate or handshake)"
         case .badServerResponse: "the server's response is not valid HTTP"
         case .timedOut: "the server did not answer in time"
-        default: "URLSession error"
+        case .unknown: "the transfer failed (for example, the server sent more header data than allowed)"
+        default: "URLSession error \(code.rawValue)"
         }
     }
 }

@@ -1,0 +1,329 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A cache directory that stops taking writes, made as realistically as this machine allows, and
+/// always undone. Every way really fails writes (``makeFull()`` proves it with a probe write).
+struct FullDisk {
+    /// What the test asks for.
+    enum Method: String, Sendable, CaseIterable {
+        /// A real full file system when it can be had (root and `mount` works), else the best fallback.
+        case mostRealistic
+        /// The cache directory replaced by a regular file once the cache has opened it (works anywhere).
+        case fileInPlaceOfDirectory
+    }
+
+    /// What was made.
+    enum Kind: String, Sendable {
+        /// A 64 KiB tmpfs mounted over a fresh folder and filled to all but 8 KiB: a write starts, then
+        /// fails midway with ENOSPC.
+        case tinyFileSystem
+        /// The cache directory made read-only (mode 0555; not for root, whom modes do not stop): EACCES.
+        case readOnlyDirectory
+        /// The cache directory replaced by a regular file: every path in it fails with ENOTDIR.
+        case fileInPlaceOfDirectory
+    }
+
+    let kind: Kind
+    /// The mount point (for a tmpfs) or plain folder holding ``directory``.
+    let root: TemporaryDirectory
+    /// Bytes left free on the tmpfs once it is filled.
+    static let headroom = 8 << 10
+
+    /// Where the cache goes. Open the cache over it first, then call ``makeFull()``.
+    var directory: URL { root.url.appendingPathComponent("cache", isDirectory: true) }
+
+    /// The `errno` a write into ``directory`` fails with once full.
+    var expectedErrno: Int32 {
+        switch kind {
+        case .tinyFileSystem: ENOSPC
+        case .readOnlyDirectory: EACCES
+        case .fileInPlaceOfDirectory: ENOTDIR
+        }
+    }
+
+    /// Runs `body` with a fresh directory that still takes writes until `makeFull()`, and undoes
+    /// everything afterwards (unmounting a tmpfs), whether `body` returns or throws.
+    static func with(_ method: Method, _ body: (FullDisk) async throws -> Void) async throws {
+        let disk = try await prepare(method)
+        do {
+            try await body(disk)
+        } catch {
+            await disk.release()
+            throw error
+        }
+        await disk.release()
+    }
+
+    private static func prepare(_ method: Method) async throws -> FullDisk {
+        let root = TemporaryDirectory("FullDisk")
+        try FileManager.default.createDirectory(at: root.url, withIntermediateDirectories: true)
+        var kind = Kind.fileInPlaceOfDirectory
+        if method == .mostRealistic {
+            if geteuid() != 0 {
+                kind = .readOnlyDirectory
+            } else if await run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", root.path]) == 0 {
+                kind = .tinyFileSystem
+            }
+        }
+        let disk = FullDisk(kind: kind, root: root)
+        do {
+            try FileManager.default.createDirectory(at: disk.directory, withIntermediateDirectories: false)
+        } catch {
+            await disk.release()
+            throw error
+        }
+        return disk
+    }
+
+    /// Stops ``directory`` taking writes, then checks with a probe that a write there really fails.
+    func makeFull() throws {
+        switch kind {
+        case .tinyFileSystem:
+            let filler = root.path + "/filler"
+            let fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            try #require(fd >= 0, "cannot create \(filler): \(String(cString: strerror(errno)))")
+            let block = [UInt8](repeating: 0xAB, count: 4096)
+            var filled = 0
+            while true {
+                let written = write(fd, block, block.count)
+                if written <= 0 { break }
+                filled += written
+            }
+            let failure = errno
+            // Give back a little, so that the next write starts and then runs out midway.
+            let truncated = ftruncate(fd, off_t(max(0, filled - Self.headroom)))
+            close(fd)
+            try #require(failure == ENOSPC, "filling the tmpfs ended with \(String(cString: strerror(failure)))")
+            try #require(truncated == 0)
+            try #require(freeBytes() == Self.headroom, "free bytes on the tmpfs: \(freeBytes())")
+        case .readOnlyDirectory:
+            try #require(chmod(directory.path, 0o555) == 0)
+        case .fileInPlaceOfDirectory:
+            try FileManager.default.removeItem(at: directory)
+            try Data("not a directory".utf8).write(to: directory)
+        }
+        let probe = directory.path + "/probe"
+        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        var failure = fd < 0 ? errno : 0
+        if fd >= 0 {
+            let bytes = [UInt8](repeating: 1, count: 64 << 10)
+            if write(fd, bytes, bytes.count) != bytes.count { failure = errno }
+            close(fd)
+            unlink(probe)
+        }
+        try #require(failure == expectedErrno,
+                     "a probe write into the \(kind) directory must fail with \(expectedErrno), got \(failure)")
+    }
+
+    /// Free bytes on the file system holding ``root``.
+    func freeBytes() -> Int {
+        var info = statvfs()
+        guard statvfs(root.path, &info) == 0 else { return -1 }
+        return Int(info.f_bavail) * Int(info.f_frsize)
+    }
+
+    /// Every name in ``directory``, hidden ones included (none when it is not a directory).
+    func entries() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+    }
+
+    private func release() async {
+        switch kind {
+        case .tinyFileSystem:
+            if await Self.run("/bin/umount", [root.path]) != 0 {
+                _ = await Self.run("/bin/umount", ["-l", root.path])   // busy: detach it anyway
+            }
+        case .readOnlyDirectory:
+            chmod(directory.path, 0o700)
+        case .fileInPlaceOfDirectory:
+            break
+        }
+        root.remove()
+    }
+
+    /// Runs a tool to its end without blocking a thread: its exit status, or -1 if it cannot start.
+    static func run(_ tool: String, _ arguments: [String]) async -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        return await withCheckedContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(returning: -1)
+            }
+        }
+    }
+}
+
+/// A disk that cannot take writes: stores fail with a typed error and leave nothing behind, and the
+/// pipeline keeps working from the network and the memory tier.
+@Suite struct DiskFullTests {
+    let server: TestHTTPServer
+    /// 96×96 RGB noise: about 27 KB, more than the tmpfs's headroom, so its write fails midway.
+    let picture: Data
+
+    init() throws {
+        server = try TestHTTPServer()
+        picture = try HostileServerTests.noisePNG(size: 96)
+    }
+
+    static let config = ImageCacheConfig(diskSweepInterval: nil)
+
+    /// Nothing reached the disk: no entry, no temporary file, no sidecar, and on the tmpfs every byte
+    /// of a failed write given back.
+    func expectNothingOnDisk(_ disk: FullDisk, _ cache: DiskCache, key: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(disk.entries() == [], "left in the cache directory", sourceLocation: sourceLocation)
+        #expect(try await cache.data(forKey: key) == nil, sourceLocation: sourceLocation)
+        #expect(await !cache.contains(key), sourceLocation: sourceLocation)
+        #expect(await cache.count() == 0, sourceLocation: sourceLocation)
+        #expect(await cache.totalSize() == 0, sourceLocation: sourceLocation)
+        if disk.kind == .tinyFileSystem {
+            #expect(disk.freeBytes() == FullDisk.headroom, "a failed write kept its blocks", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test(arguments: FullDisk.Method.allCases)
+    func aDiskCacheStoreFailsWithWriteFailedAndLeavesNothing(_ method: FullDisk.Method) async throws {
+        try await FullDisk.with(method) { disk in
+            let cache = try DiskCache(directory: disk.directory, config: Self.config)
+            try disk.makeFull()
+            let key = "http://example.com/full.png"
+            for metadata in [nil, DiskCacheMetadata(entityTag: "\"v1\"", maxAge: 60)] {
+                do throws(DiskCacheError) {
+                    try await cache.store(picture, forKey: key, metadata: metadata)
+                    Issue.record("a store on a full \(disk.kind) disk succeeded")
+                } catch {
+                    #expect(error == .writeFailed(path: cache.path(forKey: key), errno: disk.expectedErrno))
+                    #expect(error.isNoSpace == (disk.kind == .tinyFileSystem))
+                }
+                try await expectNothingOnDisk(disk, cache, key: key)
+            }
+        }
+    }
+
+    @Test(arguments: FullDisk.Method.allCases)
+    func aFailedReplacementKeepsTheOldEntryAndItsAccounting(_ method: FullDisk.Method) async throws {
+        try await FullDisk.with(method) { disk in
+            let cache = try DiskCache(directory: disk.directory, config: Self.config)
+            let key = "http://example.com/kept.png"
+            let old = try encodedPicture()
+            let oldMetadata = DiskCacheMetadata(entityTag: "\"old\"")
+            try await cache.store(old, forKey: key, metadata: oldMetadata)
+            let oldFiles = disk.entries()
+            let oldSize = await cache.totalSize()
+            #expect(oldFiles.count == 1)
+            try disk.makeFull()
+            let free = disk.freeBytes()
+
+            await #expect(throws: DiskCacheError.writeFailed(path: cache.path(forKey: key), errno: disk.expectedErrno)) {
+                try await cache.store(picture, forKey: key, metadata: DiskCacheMetadata(entityTag: "\"new\""))
+            }
+            #expect(await cache.count() == 1)
+            #expect(await cache.totalSize() == oldSize)
+            if disk.kind == .fileInPlaceOfDirectory {
+                #expect(try await cache.data(forKey: key) == nil)   // the directory itself is gone
+            } else {
+                #expect(disk.entries() == oldFiles, "a failed replacement left files behind")
+                #expect(try await cache.data(forKey: key) == old)
+                #expect(await cache.metadata(forKey: key) == oldMetadata)
+                #expect(disk.freeBytes() == free)
+            }
+        }
+    }
+
+    @Test(arguments: FullDisk.Method.allCases)
+    func anImageCacheStoreFailsButTheMemoryTierKeepsTheImage(_ method: FullDisk.Method) async throws {
+        try await FullDisk.with(method) { disk in
+            let cache = ImageCache(directory: disk.directory, config: Self.config)
+            let diskCache = try #require(cache.diskCache)
+            try disk.makeFull()
+            let image = try CoderRegistry.shared.decode(picture)
+            let key = "http://example.com/kept.png"
+            await #expect(throws: DiskCacheError.writeFailed(path: diskCache.path(forKey: key), errno: disk.expectedErrno)) {
+                try await cache.store(image, data: picture, forKey: key)
+            }
+            #expect(cache.imageFromMemory(forKey: key) === image)
+            #expect(await cache.containsImage(forKey: key) == .memory)
+            #expect(await !cache.diskImageExists(forKey: key))
+            await #expect(throws: DiskCacheError.self) {
+                try await cache.storeInBackground(image, data: picture, forKey: key + "?background").value
+            }
+            await #expect(throws: DiskCacheError.self) { try await cache.storeData(picture, forKey: key + "?data") }
+            #expect(cache.statistics.bytesWritten == 0)
+            try await expectNothingOnDisk(disk, diskCache, key: key)
+        }
+    }
+
+    @Test(arguments: FullDisk.Method.allCases)
+    func waitStoreCacheFailsTheLoadButTheImageIsServedFromMemory(_ method: FullDisk.Method) async throws {
+        server.route("/wait.png", .data(picture, contentType: "image/png"))
+        try await FullDisk.with(method) { disk in
+            let cache = ImageCache(directory: disk.directory, config: Self.config)
+            let diskCache = try #require(cache.diskCache)
+            let manager = WebImageManager(cache: cache, loader: Downloader())
+            try disk.makeFull()
+            let url = server.url("/wait.png")
+
+            do {
+                let result = try await manager.loadImage(url: url, options: .waitStoreCache)
+                Issue.record("a load with .waitStoreCache on a full disk succeeded (\(result.cacheType))")
+            } catch let error as WebImageError {
+                guard case .cacheStoreFailed(url: url, reason: let reason) = error else {
+                    Issue.record("expected cacheStoreFailed, got \(error)")
+                    return
+                }
+                #expect(reason == "\(DiskCacheError.writeFailed(path: diskCache.path(forKey: url.absoluteString), errno: disk.expectedErrno))")
+                #expect(error.isTransient)
+            }
+            #expect(!manager.isFailedURL(url), "a full disk is no fault of the URL")
+            let again = try await manager.loadImage(url: url)
+            #expect(again.cacheType == .memory)
+            #expect(again.image.size == PixelSize(width: 96, height: 96))
+            #expect(server.requestCount(for: "/wait.png") == 1)
+            try await expectNothingOnDisk(disk, diskCache, key: manager.cacheKey(for: url))
+        }
+    }
+
+    @Test(arguments: FullDisk.Method.allCases)
+    func withoutWaitingTheImageLoadsFromTheNetworkThenFromMemory(_ method: FullDisk.Method) async throws {
+        server.route("/background.png", .data(picture, contentType: "image/png"))
+        try await FullDisk.with(method) { disk in
+            let cache = ImageCache(directory: disk.directory, config: Self.config)
+            let diskCache = try #require(cache.diskCache)
+            let manager = WebImageManager(cache: cache, loader: Downloader())
+            try disk.makeFull()
+            let url = server.url("/background.png")
+
+            let first = try await manager.loadImage(url: url)
+            #expect(first.cacheType == .none)
+            #expect(first.data == picture)
+            let second = try await manager.loadImage(url: url)
+            #expect(second.cacheType == .memory)
+            #expect(second.image === first.image)
+            #expect(server.requestCount(for: "/background.png") == 1)
+
+            // A thumbnail stores the original's bytes on disk first: that write fails the same way.
+            let context = WebImageContext(thumbnailPixelSize: PixelSize(width: 32, height: 32))
+            do {
+                _ = try await manager.loadImage(url: url, options: [.waitStoreCache, .fromLoaderOnly], context: context)
+                Issue.record("a thumbnail load with .waitStoreCache on a full disk succeeded")
+            } catch let error as WebImageError {
+                guard case .cacheStoreFailed(url: url, reason: _) = error else {
+                    Issue.record("expected cacheStoreFailed, got \(error)")
+                    return
+                }
+            }
+            try await expectNothingOnDisk(disk, diskCache, key: manager.cacheKey(for: url))
+        }
+    }
+}

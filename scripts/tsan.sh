@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs the whole test suite under ThreadSanitizer (about 5 minutes on 2 cores; too slow for every CI run).
+# -D WEBIMAGE_TSAN swaps Synchronization.Mutex for a pthread lock TSan can see (Internal/ThreadSanitizerMutex.swift).
+# Any "WARNING: ThreadSanitizer" fails the run. Extra arguments go to `swift test` (e.g. --filter Downloader).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log="${TSAN_LOG:-/tmp/webimage-tsan.log}"
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0 second_deadlock_stack=1}"
+status=0
+swift test --sanitize=thread -Xswiftc -DWEBIMAGE_TSAN --scratch-path .build-tsan "$@" 2>&1 | tee "$log" || status=$?
+warnings=$(grep -c "WARNING: ThreadSanitizer" "$log" || true)
+echo "tsan: ${warnings} ThreadSanitizer warnings, swift test exit status ${status} (log: ${log})"
+[ "$status" -eq 0 ] && [ "$warnings" -eq 0 ]
