@@ -74,7 +74,7 @@ import Testing
             if directory.files().contains(where: { $0.hasPrefix(DiskFile.temporaryPrefix) }) { leftoverRounds += 1 }
             try await verify(directory, acknowledged: acknowledged, verified: &verified, round: round)
         }
-        #expect(acknowledged.count > 10, "the children should have stored some entries")
+        #expect(acknowledged.count > 10 / testTimeScale, "the children should have stored some entries")   // fewer under TSan
         // Informational: how many kills caught a write between its temporary file and its rename.
         print("DiskCacheCrashTests: \(Self.kills) kills, \(acknowledged.count) keys acknowledged, temporary files left by \(leftoverRounds) kills")
     }

@@ -21,6 +21,10 @@ import Testing
         #expect(DiskCacheFileName.plainPathExtension("dir/archive.tar.gz/") == "gz")
         #expect(DiskCacheFileName.plainPathExtension("name.") == "")
         #expect(DiskCacheFileName.plainPathExtension("//é.jpg") == "jpg")
+        #expect(DiskCacheFileName.pathExtension(ofKey: "https://example.com") == "")
+        #expect(DiskCacheFileName.pathExtension(ofKey: "https://example.com/dir.d/") == "d")
+        #expect(DiskCacheFileName.pathExtension(ofKey: "file:///tmp/photo.JPG") == "JPG")
+        #expect(DiskCacheFileName.pathExtension(ofKey: "file:v/..//\u{FFFD}") == "")
     }
 
     @Test func colonsAndNulsAreStrippedAndLongExtensionsDropped() {

@@ -204,7 +204,7 @@ final class TestHTTPServer: Sendable {
     /// timeout is generous because a loaded machine (the whole suite on two cores) can starve a test for
     /// many seconds; a passing wait returns as soon as the condition holds.
     func waitUntil(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + timeout * testTimeScale
         while !condition() {
             if ContinuousClock.now >= deadline { return false }
             try? await Task.sleep(for: .milliseconds(5))

@@ -36,6 +36,14 @@ struct SplitMix: RandomNumberGenerator {
 /// reports the failure). Generous, because the whole suite on two cores can starve a test for many
 /// seconds; a passing wait returns as soon as the condition holds.
 func waitUntil(timeout: Duration = .seconds(60), _ condition: () async -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + timeout * testTimeScale
     while !(await condition()) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
 }
+
+/// How much longer than usual waits may take: `WEBIMAGE_TEST_TIME_SCALE` (scripts/tsan.sh sets it,
+/// since ThreadSanitizer slows everything several times over); default 1.
+let testTimeScale: Int = Int(ProcessInfo.processInfo.environment["WEBIMAGE_TEST_TIME_SCALE"] ?? "").map { max($0, 1) } ?? 1
+
+/// How much more memory bounds may allow: `WEBIMAGE_TEST_MEMORY_SCALE` (scripts/tsan.sh sets it:
+/// ThreadSanitizer's shadow memory counts in the resident size); default 1.
+let testMemoryScale: Int = Int(ProcessInfo.processInfo.environment["WEBIMAGE_TEST_MEMORY_SCALE"] ?? "").map { max($0, 1) } ?? 1

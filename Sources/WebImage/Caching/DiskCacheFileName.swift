@@ -1,7 +1,7 @@
 import Foundation
 
 /// The file name a disk-cache key is stored under, as SDWebImage names them: the MD5 of the key in
-/// lower-case hex, plus the extension of the key's URL *path* (`…/a.jpg?x=1` → `.jpg`; dots that only
+/// lower-case hex, plus the extension of the key's *path* (`…/a.jpg?x=1` → `.jpg`; dots that only
 /// appear in the query give no extension). `\0` and `:` are stripped from the extension, and an
 /// extension too long for a file name (over 222 bytes) is dropped.
 enum DiskCacheFileName {
@@ -14,20 +14,45 @@ enum DiskCacheFileName {
         return pathExtension.isEmpty ? hash : hash + "." + pathExtension
     }
 
+    /// The extension of the key's path: the query (`?…`) and fragment (`#…`) are cut off, and for a
+    /// key with `://` so is the scheme and authority; then what follows the last dot of the last
+    /// `/`-separated part (none for a part that starts with its only dot). Parsed by hand, on UTF-8
+    /// bytes: Foundation's `URL.pathExtension` and `NSString.pathExtension` trap in
+    /// swift-corelibs-foundation on keys such as `//é` or `file:v/…//…`, and Characters would hide a
+    /// `/` followed by a combining mark inside one grapheme (both found by fuzzing).
     static func pathExtension(ofKey key: String) -> String {
-        let raw = URL(string: key)?.pathExtension ?? plainPathExtension(key)
-        let cleaned = raw.filter { $0 != "\0" && $0 != ":" && $0 != "/" }
-        return cleaned.utf8.count > maxExtensionLength ? "" : cleaned
+        var path = Array(key.utf8)[...]
+        if let end = path.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { path = path[..<end] }
+        if let scheme = firstRange(of: Array("://".utf8), in: path) {
+            let rest = path[scheme.upperBound...]
+            path = rest.firstIndex(of: UInt8(ascii: "/")).map { rest[$0...] } ?? []
+        }
+        let cleaned = plainPathExtension(path).filter { $0 != 0 && $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: "/") }
+        guard cleaned.count <= maxExtensionLength else { return "" }
+        return String(decoding: cleaned, as: UTF8.self)
     }
 
-    /// The extension of a key that is not a URL: what follows the last dot of its last `/`-separated
-    /// part (none for a part that starts with its only dot). Not `NSString.pathExtension`, which
-    /// traps in swift-corelibs-foundation on keys such as `//é` (found by fuzzing).
-    static func plainPathExtension(_ key: String) -> String {
-        guard let last = key.split(separator: "/").last, let dot = last.lastIndex(of: "."), dot != last.startIndex else {
-            return ""
+    /// The UTF-8 bytes after the last dot of the last `/`-separated part of `path` (none for a part
+    /// that starts with its only dot). Splitting at ASCII bytes keeps the pieces valid UTF-8.
+    static func plainPathExtension(_ path: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let last = path.split(separator: UInt8(ascii: "/")).last ?? []
+        guard let dot = last.lastIndex(of: UInt8(ascii: ".")), dot != last.startIndex else { return [] }
+        return last[(dot + 1)...]
+    }
+
+    /// `plainPathExtension` for text, as a String.
+    static func plainPathExtension(_ path: String) -> String {
+        String(decoding: plainPathExtension(Array(path.utf8)[...]), as: UTF8.self)
+    }
+
+    private static func firstRange(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Range<Int>? {
+        guard haystack.count >= needle.count else { return nil }
+        var index = haystack.startIndex
+        while index + needle.count <= haystack.endIndex {
+            if haystack[index..<(index + needle.count)].elementsEqual(needle) { return index..<(index + needle.count) }
+            index += 1
         }
-        return String(last[last.index(after: dot)...])
+        return nil
     }
 
     /// The name without its extension (the MD5 alone), or nil when it has none.

@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+// libFuzzer targets live in their own package so the library keeps zero dependencies.
+// Run: Fuzz/run.sh TARGET SECONDS   (see Fuzz/README.md). The fuzzers only link with the sanitizer
+// flags run.sh passes (-sanitize=fuzzer,address) and only in debug (for `@testable import WebImage`).
+import PackageDescription
+
+// Each fuzzer's main.swift defines `<Module>_main` itself (SwiftPM links the executable with
+// `--defsym main=<Module>_main`) and hands control to libFuzzer's LLVMFuzzerRunDriver.
+let fuzzerSettings: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
+
+let package = Package(
+    name: "WebImageFuzz",
+    products: [
+        .executable(name: "fuzz-sniff", targets: ["FuzzSniff"]),
+        .executable(name: "fuzz-png", targets: ["FuzzPNG"]),
+        .executable(name: "fuzz-jpeg", targets: ["FuzzJPEG"]),
+        .executable(name: "fuzz-exif", targets: ["FuzzEXIF"]),
+        .executable(name: "fuzz-filename", targets: ["FuzzFileName"]),
+    ],
+    dependencies: [.package(name: "WebImage", path: "..")],
+    targets: [
+        // Declares LLVMFuzzerRunDriver (defined in libFuzzer's runtime, linked by -sanitize=fuzzer).
+        .target(name: "CFuzzDriver"),
+        .target(
+            name: "FuzzSupport",
+            dependencies: ["CFuzzDriver", .product(name: "WebImage", package: "WebImage")]
+        ),
+        .executableTarget(name: "FuzzSniff", dependencies: ["FuzzSupport"], swiftSettings: fuzzerSettings),
+        .executableTarget(name: "FuzzPNG", dependencies: ["FuzzSupport"], swiftSettings: fuzzerSettings),
+        .executableTarget(name: "FuzzJPEG", dependencies: ["FuzzSupport"], swiftSettings: fuzzerSettings),
+        .executableTarget(name: "FuzzEXIF", dependencies: ["FuzzSupport"], swiftSettings: fuzzerSettings),
+        .executableTarget(name: "FuzzFileName", dependencies: ["FuzzSupport"], swiftSettings: fuzzerSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)
