@@ -151,7 +151,7 @@ import Testing
         let junk = [UInt8](repeating: 0xAB, count: 1800 * 1200 * 3)
         for _ in 0..<2 {
             let image = try Image(width: 1800, height: 1200, pixelFormat: .rgb8, pixels: junk)
-            #expect(image.cost == junk.count)
+            #expect(image.cost >= junk.count)   // more when the pool hands out a larger idle buffer
         }
         let decoder = coder.makeIncrementalDecoder(options: DecodeOptions())
         try decoder.append(data.prefix(40_000))

@@ -72,6 +72,9 @@ final class JPEGDecompressor {
         try advance()
     }
 
+    /// How many warnings libjpeg has raised so far (corrupt data it recovered from, extra bytes...).
+    var warningCount: Int { cjpeg_decoder_warning_count(handle) }
+
     /// Ends the input: from now on, running out of bytes is truncation.
     func endInput() {
         cjpeg_decoder_end_input(handle)
