@@ -23,7 +23,7 @@ enum DiskCacheFileName {
     static func pathExtension(ofKey key: String) -> String {
         var path = Array(key.utf8)[...]
         if let end = path.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { path = path[..<end] }
-        if let scheme = firstRange(of: Array("://".utf8), in: path) {
+        if let scheme = path.firstRange(of: Array("://".utf8)) {
             let rest = path[scheme.upperBound...]
             path = rest.firstIndex(of: UInt8(ascii: "/")).map { rest[$0...] } ?? []
         }
@@ -43,16 +43,6 @@ enum DiskCacheFileName {
     /// `plainPathExtension` for text, as a String.
     static func plainPathExtension(_ path: String) -> String {
         String(decoding: plainPathExtension(Array(path.utf8)[...]), as: UTF8.self)
-    }
-
-    private static func firstRange(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Range<Int>? {
-        guard haystack.count >= needle.count else { return nil }
-        var index = haystack.startIndex
-        while index + needle.count <= haystack.endIndex {
-            if haystack[index..<(index + needle.count)].elementsEqual(needle) { return index..<(index + needle.count) }
-            index += 1
-        }
-        return nil
     }
 
     /// The name without its extension (the MD5 alone), or nil when it has none.
