@@ -292,6 +292,39 @@ struct AnimatedCoder: ImageCoder {
         #expect(manager.cacheKey(for: url, context: WebImageContext(cacheKeyFilter: filter)) == "https://example.com/path/image.png")
     }
 
+    @Test func contextsAreValuesAndSettingAPropertyLaterChangesTheKeyAndTheCache() async throws {
+        serve("/later.png")
+        let fixture = ManagerFixture()
+        defer { fixture.directory.remove() }
+        let url = server.url("/later.png")
+        let full = try await fixture.manager.loadImage(url: url)
+        #expect(full.image.width == 64)
+
+        let plain = WebImageContext()
+        var thumbnail = plain
+        thumbnail.thumbnailPixelSize = PixelSize(width: 8, height: 8)
+        #expect(plain.thumbnailPixelSize == nil)
+        #expect(fixture.manager.cacheKey(for: url, context: thumbnail) != fixture.manager.cacheKey(for: url, context: plain))
+        // The memory tier holds the full-size image under the plain key: a thumbnail set after
+        // creating the context must not be answered with it.
+        #expect(try await fixture.manager.loadImage(url: url, context: thumbnail).image.width == 8)
+
+        var transformed = WebImageContext()
+        transformed.transformer = LeftHalfTransformer()
+        #expect(try await fixture.manager.loadImage(url: url, context: transformed).image.width == 32)
+
+        let otherDirectory = TemporaryDirectory()
+        defer { otherDirectory.remove() }
+        let other = ImageCache(directory: otherDirectory.url, config: ImageCacheConfig(diskSweepInterval: nil))
+        var overridden = WebImageContext()
+        overridden.cache = other
+        // A cache set on the context replaces the manager's, even for memory hits.
+        await #expect(throws: WebImageError.self) {
+            try await fixture.manager.loadImage(url: url, options: .fromCacheOnly, context: overridden)
+        }
+        #expect(try await fixture.manager.loadImage(url: url, options: .fromCacheOnly).cacheType == .memory)
+    }
+
     @Test func aCacheKeyFilterMakesVariantsShareOneEntry() async throws {
         server.route("/signed.png", TestResponse(headers: [("Content-Type", "image/png")], body: picture))
         let fixture = ManagerFixture()

@@ -69,7 +69,7 @@ public final class ImageCache: ImageCaching {
     /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` when a disk entry exists but cannot be read.
     public func query(forKey key: String, query: ImageCacheQuery = ImageCacheQuery()) async throws -> ImageCacheResult? {
         if query.cacheType.includesMemory, let image = memoryCache.value(forKey: key) {
-            counters.add(\.memoryHits)
+            counters.addMemoryHit()
             var result = ImageCacheResult(image: image, data: nil, cacheType: .memory)
             if query.includesData, let diskCache { result.data = try await diskCache.data(forKey: key) }
             return result
@@ -160,7 +160,7 @@ public final class ImageCache: ImageCaching {
     /// suspending: ``WebImageManager``'s fast path. A miss is not counted (the full query follows).
     func memoryHit(forKey key: String) -> Image? {
         guard let image = memoryCache.value(forKey: key) else { return nil }
-        counters.add(\.memoryHits)
+        counters.addMemoryHit()
         return image
     }
 

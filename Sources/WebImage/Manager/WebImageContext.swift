@@ -11,50 +11,153 @@ public typealias DataDecryptor = @Sendable (Data, URL) -> Data?
 /// string keys). Every property defaults to "not set": the manager's own cache, loader and coders,
 /// full-size decoding, both cache tiers.
 public struct WebImageContext: Sendable {
+    /// The settings themselves, behind one immutable reference: a context costs one reference count
+    /// to copy, the default one is shared, and the memory-hit path reads two precomputed flags
+    /// instead of testing existentials.
+    struct Values: Sendable {
+        var transformer: (any ImageTransformer)?
+        var cacheKeyFilter: (any CacheKeyFilter)?
+        var cacheSerializer: (any CacheSerializer)?
+        var queryCacheType: ImageCacheType = .all
+        var storeCacheType: ImageCacheType = .all
+        var originalQueryCacheType: ImageCacheType = .disk
+        var originalStoreCacheType: ImageCacheType = .disk
+        var cache: (any ImageCaching)?
+        var loader: (any ImageLoader)?
+        var coders: CoderRegistry?
+        var thumbnailPixelSize: PixelSize?
+        var preservesAspectRatio: Bool = true
+        var scaleDownLimitBytes: Int?
+        var imageScaleFactor: Double?
+        var requestModifier: RequestModifier?
+        var responseModifier: ResponseModifier?
+        var decryptor: DataDecryptor?
+        var httpHeaders: [String: String] = [:]
+    }
+
+    /// Immutable storage of ``Values`` and what the hot path asks of them.
+    final class Box: Sendable {
+        let values: Values
+        /// Whether a transformer, key filter or thumbnail size is set: without one, the cache key
+        /// is the URL's `absoluteString`.
+        let derivesCacheKey: Bool
+        /// Whether ``WebImageContext/cache`` is set.
+        let overridesCache: Bool
+
+        init(_ values: Values) {
+            self.values = values
+            derivesCacheKey = values.transformer != nil || values.cacheKeyFilter != nil || values.thumbnailPixelSize != nil
+            overridesCache = values.cache != nil
+        }
+
+        static let defaults = Box(Values())
+    }
+
+    private var box: Box
+
     /// Transforms the decoded image; its ``ImageTransformer/key`` becomes part of the cache key;
     /// default `nil`.
-    public var transformer: (any ImageTransformer)?
+    public var transformer: (any ImageTransformer)? {
+        get { box.values.transformer }
+        set { update { $0.transformer = newValue } }
+    }
     /// Turns the URL into its cache key; default `nil` (the URL's `absoluteString`).
-    public var cacheKeyFilter: (any CacheKeyFilter)?
+    public var cacheKeyFilter: (any CacheKeyFilter)? {
+        get { box.values.cacheKeyFilter }
+        set { update { $0.cacheKeyFilter = newValue } }
+    }
     /// Decides the bytes stored on disk for images this load stores; default `nil` (the cache's own).
     /// Honoured when the cache is an ``ImageCache`` or lets a store pass it on.
-    public var cacheSerializer: (any CacheSerializer)?
+    public var cacheSerializer: (any CacheSerializer)? {
+        get { box.values.cacheSerializer }
+        set { update { $0.cacheSerializer = newValue } }
+    }
     /// The tiers queried for the image under its (possibly transformed) key; default
     /// ``ImageCacheType/all``.
-    public var queryCacheType: ImageCacheType
+    public var queryCacheType: ImageCacheType {
+        get { box.values.queryCacheType }
+        set { update { $0.queryCacheType = newValue } }
+    }
     /// The tiers the result is stored in; default ``ImageCacheType/all``
     /// (``WebImageOptions/cacheMemoryOnly`` makes it ``ImageCacheType/memory``).
-    public var storeCacheType: ImageCacheType
+    public var storeCacheType: ImageCacheType {
+        get { box.values.storeCacheType }
+        set { update { $0.storeCacheType = newValue } }
+    }
     /// For a transformed or thumbnail load that misses: the tiers queried for the full-size original,
     /// from which the result is derived without the network; default ``ImageCacheType/disk``.
-    public var originalQueryCacheType: ImageCacheType
+    public var originalQueryCacheType: ImageCacheType {
+        get { box.values.originalQueryCacheType }
+        set { update { $0.originalQueryCacheType = newValue } }
+    }
     /// For a transformed or thumbnail load that downloads: the tiers the original bytes are stored
     /// in, under the untransformed key; default ``ImageCacheType/disk``.
-    public var originalStoreCacheType: ImageCacheType
+    public var originalStoreCacheType: ImageCacheType {
+        get { box.values.originalStoreCacheType }
+        set { update { $0.originalStoreCacheType = newValue } }
+    }
     /// A cache used instead of the manager's for this load; default `nil`.
-    public var cache: (any ImageCaching)?
+    public var cache: (any ImageCaching)? {
+        get { box.values.cache }
+        set { update { $0.cache = newValue } }
+    }
     /// A loader used instead of the manager's for this load; default `nil`.
-    public var loader: (any ImageLoader)?
+    public var loader: (any ImageLoader)? {
+        get { box.values.loader }
+        set { update { $0.loader = newValue } }
+    }
     /// Coders used instead of the manager's for this load; default `nil`.
-    public var coders: CoderRegistry?
+    public var coders: CoderRegistry? {
+        get { box.values.coders }
+        set { update { $0.coders = newValue } }
+    }
     /// Decode a thumbnail fitting this size (cached under its own key); default `nil` (full size).
-    public var thumbnailPixelSize: PixelSize?
+    public var thumbnailPixelSize: PixelSize? {
+        get { box.values.thumbnailPixelSize }
+        set { update { $0.thumbnailPixelSize = newValue } }
+    }
     /// Whether a thumbnail keeps the source's aspect ratio; default `true`.
-    public var preservesAspectRatio: Bool
+    public var preservesAspectRatio: Bool {
+        get { box.values.preservesAspectRatio }
+        set { update { $0.preservesAspectRatio = newValue } }
+    }
     /// The most bytes of RGBA pixels ``WebImageOptions/scaleDownLargeImages`` lets an image keep;
     /// default `nil`, meaning 60 MB as in SDWebImage.
-    public var scaleDownLimitBytes: Int?
+    public var scaleDownLimitBytes: Int? {
+        get { box.values.scaleDownLimitBytes }
+        set { update { $0.scaleDownLimitBytes = newValue } }
+    }
     /// The image's scale (pixels per point); default `nil`: 2 or 3 when the file name ends in `@2x`
     /// or `@3x`, else 1.
-    public var imageScaleFactor: Double?
+    public var imageScaleFactor: Double? {
+        get { box.values.imageScaleFactor }
+        set { update { $0.imageScaleFactor = newValue } }
+    }
     /// Rewrites the HTTP request before it is sent; default `nil`.
-    public var requestModifier: RequestModifier?
+    public var requestModifier: RequestModifier? {
+        get { box.values.requestModifier }
+        set { update { $0.requestModifier = newValue } }
+    }
     /// Checks or rewrites the HTTP response before its body is read; default `nil`.
-    public var responseModifier: ResponseModifier?
+    public var responseModifier: ResponseModifier? {
+        get { box.values.responseModifier }
+        set { update { $0.responseModifier = newValue } }
+    }
     /// Transforms the downloaded bytes before decoding and caching; default `nil`.
-    public var decryptor: DataDecryptor?
+    public var decryptor: DataDecryptor? {
+        get { box.values.decryptor }
+        set { update { $0.decryptor = newValue } }
+    }
     /// Extra HTTP header fields for this load; default none.
-    public var httpHeaders: [String: String]
+    public var httpHeaders: [String: String] {
+        get { box.values.httpHeaders }
+        set { update { $0.httpHeaders = newValue } }
+    }
+
+    /// Creates a context with every property at its documented default (shared, so it costs nothing).
+    public init() {
+        box = Box.defaults
+    }
 
     /// Creates a context; every parameter defaults to the property's documented default.
     public init(
@@ -67,24 +170,25 @@ public struct WebImageContext: Sendable {
         requestModifier: RequestModifier? = nil, responseModifier: ResponseModifier? = nil,
         decryptor: DataDecryptor? = nil, httpHeaders: [String: String] = [:]
     ) {
-        self.transformer = transformer
-        self.cacheKeyFilter = cacheKeyFilter
-        self.cacheSerializer = cacheSerializer
-        self.queryCacheType = queryCacheType
-        self.storeCacheType = storeCacheType
-        self.originalQueryCacheType = originalQueryCacheType
-        self.originalStoreCacheType = originalStoreCacheType
-        self.cache = cache
-        self.loader = loader
-        self.coders = coders
-        self.thumbnailPixelSize = thumbnailPixelSize
-        self.preservesAspectRatio = preservesAspectRatio
-        self.scaleDownLimitBytes = scaleDownLimitBytes
-        self.imageScaleFactor = imageScaleFactor
-        self.requestModifier = requestModifier
-        self.responseModifier = responseModifier
-        self.decryptor = decryptor
-        self.httpHeaders = httpHeaders
+        box = Box(Values(
+            transformer: transformer, cacheKeyFilter: cacheKeyFilter, cacheSerializer: cacheSerializer,
+            queryCacheType: queryCacheType, storeCacheType: storeCacheType, originalQueryCacheType: originalQueryCacheType,
+            originalStoreCacheType: originalStoreCacheType, cache: cache, loader: loader, coders: coders,
+            thumbnailPixelSize: thumbnailPixelSize, preservesAspectRatio: preservesAspectRatio,
+            scaleDownLimitBytes: scaleDownLimitBytes, imageScaleFactor: imageScaleFactor, requestModifier: requestModifier,
+            responseModifier: responseModifier, decryptor: decryptor, httpHeaders: httpHeaders))
+    }
+
+    /// Whether a transformer, key filter or thumbnail size is set: without one, the cache key is the
+    /// URL's `absoluteString`.
+    var derivesCacheKey: Bool { box.derivesCacheKey }
+    /// Whether ``cache`` is set.
+    var overridesCache: Bool { box.overridesCache }
+
+    private mutating func update(_ change: (inout Values) -> Void) {
+        var values = box.values
+        change(&values)
+        box = Box(values)
     }
 
     /// Whether two loads with these contexts may share one result: nothing the manager cannot

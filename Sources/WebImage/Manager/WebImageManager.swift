@@ -34,6 +34,9 @@ public actor WebImageManager {
     public nonisolated let coders: CoderRegistry
 
     private nonisolated let settings: Mutex<WebImageManagerConfig>
+    /// Whether `settings` has an options processor, readable without the lock (the memory-hit path
+    /// asks on every load).
+    private nonisolated let processesOptions: Atomic<Bool>
     private nonisolated let blocklist = FailedURLBlocklist()
     private nonisolated let coalescer = LoadCoalescer()
     private nonisolated let counters = WebImageManagerCounters()
@@ -53,6 +56,7 @@ public actor WebImageManager {
         self.loader = loader
         self.coders = coders
         settings = Mutex(config)
+        processesOptions = Atomic(config.optionsProcessor != nil)
         imageCache = cache as? ImageCache
     }
 
@@ -61,7 +65,10 @@ public actor WebImageManager {
 
     /// Changes the configuration for loads that start from now on.
     public nonisolated func updateConfig(_ change: (inout WebImageManagerConfig) -> Void) {
-        settings.withLock { change(&$0) }
+        settings.withLock { config in
+            change(&config)
+            processesOptions.store(config.optionsProcessor != nil, ordering: .relaxed)
+        }
     }
 
     // MARK: Loading
@@ -105,7 +112,12 @@ public actor WebImageManager {
     /// the last number when the aspect ratio is not kept), then `-` and the transformer's key (unless empty), each
     /// inserted before the path's extension (`image.png` → `image-K.png`, query and fragment kept).
     public nonisolated func cacheKey(for url: URL, context: WebImageContext = WebImageContext()) -> String {
-        var key = originalCacheKey(for: url, context: context)
+        cacheKey(for: url, absoluteString: url.absoluteString, context: context)
+    }
+
+    /// ``cacheKey(for:context:)`` with the URL's `absoluteString` already at hand (it is not free).
+    private nonisolated func cacheKey(for url: URL, absoluteString: String, context: WebImageContext) -> String {
+        var key = context.cacheKeyFilter?.cacheKey(for: url) ?? absoluteString
         if let size = context.thumbnailPixelSize, size.width > 0, size.height > 0 {
             key = CacheKeys.inserting(CacheKeys.thumbnailPart(size, preservesAspectRatio: context.preservesAspectRatio), into: key)
         }
@@ -122,13 +134,14 @@ public actor WebImageManager {
 
     private nonisolated func load(url: URL?, options: WebImageOptions, context: WebImageContext,
                                   events: LoadCoalescer.EventHandler?) async throws -> ImageResult {
-        guard let url, !url.absoluteString.isEmpty else {
+        let absoluteString = url?.absoluteString ?? ""
+        guard let url, !absoluteString.isEmpty else {
             counters.add(\.loads)
             counters.add(\.failures)
             throw WebImageError.invalidURL(url?.absoluteString)
         }
-        let processor = settings.withLock { $0.optionsProcessor }
-        if processor == nil, let hit = memoryHit(url: url, options: options, context: context) {
+        if !processesOptions.load(ordering: .relaxed),
+           let hit = memoryHit(url: url, absoluteString: absoluteString, options: options, context: context) {
             counters.addMemoryHitLoad()
             return hit
         }
@@ -143,11 +156,13 @@ public actor WebImageManager {
 
     /// The hot path: a memory hit of the plain ``ImageCache`` needs no suspension, no lock but the
     /// memory tier's, and no pipeline.
-    private nonisolated func memoryHit(url: URL, options: WebImageOptions, context: WebImageContext) -> ImageResult? {
-        guard let imageCache, context.cache == nil, context.queryCacheType.includesMemory,
+    private nonisolated func memoryHit(url: URL, absoluteString: String, options: WebImageOptions,
+                                       context: WebImageContext) -> ImageResult? {
+        guard let imageCache, !context.overridesCache, context.queryCacheType.includesMemory,
               options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .allowInvalidSSLCertificates]),
               !Task.isCancelled, options.contains(.retryFailed) || !blocklist.contains(url),
-              let image = imageCache.memoryHit(forKey: cacheKey(for: url, context: context))
+              let image = imageCache.memoryHit(forKey: context.derivesCacheKey ? cacheKey(for: url, absoluteString: absoluteString, context: context)
+                                                                             : absoluteString)
         else { return nil }
         return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
     }
@@ -165,7 +180,8 @@ public actor WebImageManager {
         if !options.contains(.retryFailed) && blocklist.contains(url) { throw .blockedURL(url) }
         let key = cacheKey(for: url, context: context)
 
-        if config.optionsProcessor != nil, let hit = memoryHit(url: url, options: options, context: context) {
+        if config.optionsProcessor != nil,
+           let hit = memoryHit(url: url, absoluteString: url.absoluteString, options: options, context: context) {
             counters.add(\.memoryHits)
             return hit
         }
