@@ -220,16 +220,58 @@ final class Gate: Sendable {
         await #expect(throws: WebImageError.timedOut(url: url)) { try await downloader.load(ImageLoadRequest(url: url)) }
     }
 
+    /// A drip that takes 20 s: any of these downloads that finishes did not time out.
+    var endlessDrip: TestResponse { TestResponse(body: body, drip: (chunkSize: 50, interval: .milliseconds(50))) }
+
+    @Test func downloadsStartedAtDifferentTimesEachTimeOut() async throws {
+        server.route("/drip-a", endlessDrip)
+        server.route("/drip-b", endlessDrip)
+        let downloader = Downloader(config: DownloaderConfig(downloadTimeout: .milliseconds(500)))
+        let first = server.url("/drip-a")
+        let second = server.url("/drip-b")
+        let a = Task { try await downloader.load(ImageLoadRequest(url: first)) }
+        try await waitUntil { server.requestCount(for: "/drip-a") == 1 }
+        try await Task.sleep(for: .milliseconds(200))
+        // One timer serves every deadline: after it fails the first download it must wake again
+        // for the second.
+        let b = Task { try await downloader.load(ImageLoadRequest(url: second)) }
+        await #expect(throws: WebImageError.timedOut(url: first)) { try await a.value }
+        await #expect(throws: WebImageError.timedOut(url: second)) { try await b.value }
+    }
+
+    @Test func aShorterTimeoutSetWhileADownloadRunsStillFires() async throws {
+        server.route("/drip-long", endlessDrip)
+        server.route("/drip-short", endlessDrip)
+        let downloader = Downloader(config: DownloaderConfig(downloadTimeout: .seconds(120)))
+        let long = Task { try await downloader.load(ImageLoadRequest(url: server.url("/drip-long"))) }
+        try await waitUntil { server.requestCount(for: "/drip-long") == 1 }
+        // The timer is set for the long download's deadline; the new, earlier one must move it.
+        downloader.updateConfig { $0.downloadTimeout = .milliseconds(300) }
+        let url = server.url("/drip-short")
+        await #expect(throws: WebImageError.timedOut(url: url)) { try await downloader.load(ImageLoadRequest(url: url)) }
+        long.cancel()
+        await #expect(throws: WebImageError.self) { try await long.value }
+    }
+
     @Test func timeSpentQueuedDoesNotCountAgainstTheTimeout() async throws {
-        server.route("/first", slow(.milliseconds(400)))
-        server.route("/second", TestResponse(body: body))
-        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: 1, downloadTimeout: .milliseconds(1500)))
-        let first = Task { try await downloader.load(ImageLoadRequest(url: server.url("/first"))) }
-        let second = Task { try await downloader.load(ImageLoadRequest(url: server.url("/second"))) }
-        _ = try await first.value
-        let response = try await second.value
+        // The second download waits behind an endless one for longer than the timeout in force
+        // when it starts, and must still succeed. The waits are for states that last and the
+        // sleep only makes the queued time longer, so a busy machine cannot break this.
+        server.route("/blocker", endlessDrip)
+        server.route("/queued", TestResponse(body: body))
+        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: 1, downloadTimeout: .seconds(60)))
+        let blocker = Task { try await downloader.load(ImageLoadRequest(url: server.url("/blocker"))) }
+        try await waitUntil { downloader.startedDownloadCount == 1 }
+        let queued = Task { try await downloader.load(ImageLoadRequest(url: server.url("/queued"))) }
+        try await waitUntil { downloader.queuedDownloadCount == 1 }
+        let timeout = Duration.seconds(1)
+        try await Task.sleep(for: timeout * 1.5)
+        downloader.updateConfig { $0.downloadTimeout = timeout }
+        blocker.cancel()
+        await #expect(throws: WebImageError.self) { try await blocker.value }
+        let response = try await queued.value
         #expect(response.data == body)
-        #expect(response.metrics.queuedDuration > .milliseconds(200))
+        #expect(response.metrics.queuedDuration > timeout)
     }
 
     func expectFailure(_ response: TestResponse, config: DownloaderConfig = DownloaderConfig(),

@@ -68,7 +68,7 @@ enum ManagerBenchmarks {
                 let session = URLSession(configuration: configuration)
                 defer { session.finishTasksAndInvalidate() }
                 try await DownloadBenchmarks.windowed(small, inFlight: 6, expected: small.count) { url in
-                    _ = try CoderRegistry.shared.decode(try await session.data(for: URLRequest(url: url)).0)
+                    _ = try CoderRegistry.shared.decode(try await session.data(for: DownloadBenchmarks.sameRequest(as: url)).0)
                     return 1
                 }
             }

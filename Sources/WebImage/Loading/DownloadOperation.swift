@@ -28,6 +28,9 @@ final class DownloadOperation: Sendable {
         var body = Data()
         var expectedBytes: Int?
         var response: HTTPURLResponse?
+        /// The response's header fields, names lowercased (read once: each lookup through
+        /// `HTTPURLResponse` searches and lowercases all of them again).
+        var headers: [String: String] = [:]
         var task: URLSessionDataTask?
         var result: Result<ImageLoadResponse, WebImageError>?
         var enqueuedAt: ContinuousClock.Instant
@@ -112,19 +115,11 @@ final class DownloadOperation: Sendable {
 
     // MARK: Transfer (called on the session's delegate queue)
 
-    /// Fires the total deadlines. A Dispatch queue of its own, not a task on the cooperative pool:
-    /// a pool saturated with decoding must not delay a time-out.
-    private static let timerQueue = DispatchQueue(label: "WebImage.Downloader.deadlines")
-
-    func started(task: URLSessionDataTask, timeout: Duration) {
+    /// Records the network task; the scheduler watches the total deadline.
+    func started(task: URLSessionDataTask) {
         state.withLock { state in
             state.task = task
             state.startedAt = .now
-        }
-        // Not cancelled when the download ends early: failing a finished operation does nothing.
-        Self.timerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(MonotonicClock.nanoseconds(of: timeout)))) { [weak self] in
-            guard let self else { return }
-            self.fail(.timedOut(url: self.url))
         }
     }
 
@@ -141,13 +136,15 @@ final class DownloadOperation: Sendable {
             fail(.transport(URLError(.badServerResponse), url: url))
             return false
         }
-        for modifier in [config.responseModifier, request.responseModifier].compactMap({ $0 }) {
+        for modifier in [config.responseModifier, request.responseModifier] {
+            guard let modifier else { continue }
             guard let modified = modifier(http) else {
                 fail(.rejected(url: url, reason: "the response modifier refused HTTP \(http.statusCode)"))
                 return false
             }
             http = modified
         }
+        let headers = Self.lowercasedHeaderFields(of: http)
         let redirects = state.withLock { $0.redirects }
         if http.statusCode == 304 && request.validators.map({ !$0.isEmpty }) == true {
             fail(.notModified(url: url))
@@ -158,11 +155,11 @@ final class DownloadOperation: Sendable {
             return false
         }
         guard config.acceptableStatusCodes.contains(http.statusCode) else {
-            let retryAfter = http.value(forHTTPHeaderField: "Retry-After").flatMap { RetryAfter.duration(from: $0) }
+            let retryAfter = headers["retry-after"].flatMap { RetryAfter.duration(from: $0) }
             fail(.badStatusCode(http.statusCode, url: url, retryAfter: retryAfter))
             return false
         }
-        let contentType = http.value(forHTTPHeaderField: "Content-Type")
+        let contentType = headers["content-type"]
         guard config.accepts(contentType: contentType) else {
             fail(.unacceptableContentType(contentType, url: url))
             return false
@@ -174,10 +171,11 @@ final class DownloadOperation: Sendable {
         }
         // With a content coding (gzip, br...) URLSession hands over decoded bytes, while Content-Length
         // counts the encoded ones: it then says nothing about how many bytes will arrive.
-        let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let encoding = headers["content-encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         let decodedLength = encoding.isEmpty || encoding == "identity" ? expected : nil
         state.withLock { state in
             state.response = http
+            state.headers = headers
             state.respondedAt = .now
             state.expectedBytes = decodedLength
             if let decodedLength { state.body.reserveCapacity(decodedLength) }
@@ -207,6 +205,15 @@ final class DownloadOperation: Sendable {
         }
         for (handler, progress) in deliveries { handler(progress) }
         return true
+    }
+
+    /// The header fields of `response`, names lowercased.
+    static func lowercasedHeaderFields(of response: HTTPURLResponse) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return headers
     }
 
     /// Ends the transfer with the session's verdict and resumes every waiter.
@@ -240,13 +247,9 @@ final class DownloadOperation: Sendable {
             }
             metrics.receivedBytes = state.body.count
             metrics.redirectCount = state.redirects
-            var headers: [String: String] = [:]
-            for (name, value) in response.allHeaderFields {
-                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
-            }
             return .success(ImageLoadResponse(
                 data: state.body, url: response.url ?? url, statusCode: response.statusCode,
-                contentType: response.value(forHTTPHeaderField: "Content-Type"), headers: headers, metrics: metrics))
+                contentType: state.headers["content-type"], headers: state.headers, metrics: metrics))
         }
         var final = outcome
         if case .success(var response) = outcome, let transformer = config.dataTransformer {

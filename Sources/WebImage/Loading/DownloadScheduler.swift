@@ -6,15 +6,32 @@ import FoundationNetworking
 
 /// The bookkeeping of a ``Downloader``: which operations exist, which wait for a slot, which run.
 ///
-/// It sits behind one `Mutex` rather than on an actor so that a caller joining, a download finishing
-/// (on URLSession's delegate queue) and the next download starting cost no thread hop. Nothing is
-/// ever awaited or started under the lock: work to launch is collected and done after it is released.
+/// It sits behind one `Mutex` rather than on an actor so that a caller joining and a download
+/// finishing (on URLSession's delegate queue) cost no thread hop. Nothing is ever awaited or started
+/// under the lock: work to launch is collected and done after it is released, on a serial queue of
+/// its own (``launchQueue``).
 final class DownloadScheduler: Sendable {
+    /// One configuration, shared by reference: the session delegate looks it up on every
+    /// callback, and copying the struct each time (its dictionaries, sets and closures) showed in
+    /// profiles of small downloads.
+    final class Settings: Sendable {
+        let config: DownloaderConfig
+
+        init(_ config: DownloaderConfig) {
+            self.config = config
+        }
+    }
+
     struct State {
-        var config: DownloaderConfig
+        var settings: Settings
+        var config: DownloaderConfig { settings.config }
         var operations: [String: DownloadOperation] = [:]
         var queued = DownloadQueue()
         var running: [ObjectIdentifier: DownloadOperation] = [:]
+        /// The total deadline of each running operation that has its network task.
+        var deadlines: [ObjectIdentifier: ContinuousClock.Instant] = [:]
+        /// When the deadline timer is set to wake next (`nil`: not set).
+        var wakeAt: ContinuousClock.Instant?
         var sequence: UInt64 = 0
         var totalStarted = 0
     }
@@ -25,7 +42,7 @@ final class DownloadScheduler: Sendable {
     private let cookieSession: URLSession
 
     init(config: DownloaderConfig) {
-        state = Mutex(State(config: config))
+        state = Mutex(State(settings: Settings(config)))
         session = Self.makeSession(delegate: delegate, cookies: false)
         cookieSession = Self.makeSession(delegate: delegate, cookies: true)
     }
@@ -72,7 +89,7 @@ final class DownloadScheduler: Sendable {
             operation.reserve(state.sequence)
             return (operation, state.sequence, Self.dequeue(&state))
         }
-        launch(launches)
+        launchSoon(launches)
         return (operation, waiterID)
     }
 
@@ -87,9 +104,24 @@ final class DownloadScheduler: Sendable {
             if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
             state.queued.remove(operation)
             state.running[ObjectIdentifier(operation)] = nil
+            state.deadlines[ObjectIdentifier(operation)] = nil
             return Self.dequeue(&state)
         }
-        launch(launches)
+        launchSoon(launches)
+    }
+
+    /// Where network tasks are created and resumed. Both calls wait for the URLSession's own work
+    /// queue (about 70 µs per task here, measured), so they must not run where that wait hurts:
+    /// on a caller's thread of the cooperative pool (two threads on a two-core machine) or on the
+    /// delegate queue (every other download's callbacks would queue behind it). Moving them here
+    /// took 1000 small downloads from 0.8× to 1.1–1.3× the speed of bare `URLSession.data(for:)`.
+    ///
+    /// One queue per downloader: a session whose queue is slow to answer (name resolution, say)
+    /// must not hold up another downloader's starts.
+    private let launchQueue = DispatchQueue(label: "WebImage.Downloader.launch")
+
+    private func launchSoon(_ launches: [Launch]) {
+        if !launches.isEmpty { launchQueue.async { self.launch(launches) } }
     }
 
     /// Cancels `operation` if nobody waits for it any more.
@@ -101,10 +133,12 @@ final class DownloadScheduler: Sendable {
     /// Changes the configuration and starts whatever a higher limit now allows.
     func updateConfig(_ change: (inout DownloaderConfig) -> Void) {
         let launches = state.withLock { state in
-            change(&state.config)
+            var config = state.settings.config
+            change(&config)
+            state.settings = Settings(config)
             return Self.dequeue(&state)
         }
-        launch(launches)
+        launchSoon(launches)
     }
 
     /// Fails every operation with ``WebImageError/cancelled(url:)`` and forgets them.
@@ -114,6 +148,7 @@ final class DownloadScheduler: Sendable {
             state.operations.removeAll()
             state.queued.removeAll()
             state.running.removeAll()
+            state.deadlines.removeAll()
             return all
         }
         for operation in all { operation.fail(.cancelled(url: operation.url)) }
@@ -124,7 +159,7 @@ final class DownloadScheduler: Sendable {
     private struct Launch {
         var operation: DownloadOperation
         var request: URLRequest
-        var config: DownloaderConfig
+        var settings: Settings
     }
 
     /// Takes queued operations into free slots (under the lock); the caller launches them after.
@@ -141,30 +176,30 @@ final class DownloadScheduler: Sendable {
             state.running[ObjectIdentifier(operation)] = operation
             state.totalStarted += 1
             launches.append(Launch(operation: operation, request: makeURLRequest(for: operation.request, config: state.config),
-                                   config: state.config))
+                                   settings: state.settings))
         }
         return launches
     }
 
     private func launch(_ launches: [Launch]) {
         for item in launches {
-            let modifiers = [item.config.requestModifier, item.operation.request.requestModifier].compactMap { $0 }
-            if !modifiers.isEmpty {
+            if item.settings.config.requestModifier != nil || item.operation.request.requestModifier != nil {
+                let modifiers = [item.settings.config.requestModifier, item.operation.request.requestModifier].compactMap { $0 }
                 Task {
                     var request: URLRequest? = item.request
                     for modifier in modifiers {
                         guard let current = request else { break }
                         request = await modifier(current)
                     }
-                    self.start(item.operation, request: request, config: item.config)
+                    self.start(item.operation, request: request, settings: item.settings)
                 }
             } else {
-                start(item.operation, request: item.request, config: item.config)
+                start(item.operation, request: item.request, settings: item.settings)
             }
         }
     }
 
-    private func start(_ operation: DownloadOperation, request: URLRequest?, config: DownloaderConfig) {
+    private func start(_ operation: DownloadOperation, request: URLRequest?, settings: Settings) {
         guard !operation.isFinished else { return }
         guard let request else {
             operation.fail(.rejected(url: operation.url, reason: "the request modifier refused the request"))
@@ -176,9 +211,63 @@ final class DownloadScheduler: Sendable {
         case .low: task.priority = URLSessionTask.lowPriority
         case .normal: break
         }
-        delegate.register(task, for: operation, config: config)
-        operation.started(task: task, timeout: config.downloadTimeout)
+        delegate.register(task, for: operation, settings: settings)
+        operation.started(task: task)
+        watchDeadline(of: operation, at: .now + settings.config.downloadTimeout)
         task.resume()
+    }
+
+    // MARK: - Total deadlines
+    //
+    // One wake-up serves every running download: a Dispatch timer per download cost about five
+    // context switches each (measured: a fifth of the CPU time of a 19 KB download). The timer is
+    // set for the earliest deadline; when it fires it fails what has expired and sets itself for
+    // the next. With one timeout for all downloads, later deadlines never move it.
+
+    /// Fires the total deadlines. A Dispatch queue of its own, not a task on the cooperative pool:
+    /// a pool saturated with decoding must not delay a time-out.
+    private static let deadlineQueue = DispatchQueue(label: "WebImage.Downloader.deadlines")
+
+    private func watchDeadline(of operation: DownloadOperation, at deadline: ContinuousClock.Instant) {
+        let wake: ContinuousClock.Instant? = state.withLock { state in
+            // An operation that finished meanwhile has left `running`: nothing to watch.
+            guard state.running[ObjectIdentifier(operation)] != nil else { return nil }
+            state.deadlines[ObjectIdentifier(operation)] = deadline
+            if let wakeAt = state.wakeAt, wakeAt <= deadline { return nil }
+            state.wakeAt = deadline
+            return deadline
+        }
+        if let wake { scheduleWake(at: wake) }
+    }
+
+    private func scheduleWake(at instant: ContinuousClock.Instant) {
+        let delay = max(.zero, instant - .now)
+        Self.deadlineQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(MonotonicClock.nanoseconds(of: delay)))) { [weak self] in
+            self?.deadlineTimerFired(scheduledFor: instant)
+        }
+    }
+
+    /// Fails the operations whose deadline has passed and sets the timer for the next one.
+    private func deadlineTimerFired(scheduledFor instant: ContinuousClock.Instant) {
+        let now = ContinuousClock.now
+        let (expired, wake): ([DownloadOperation], ContinuousClock.Instant?) = state.withLock { state in
+            if state.wakeAt == instant { state.wakeAt = nil }
+            var expired: [DownloadOperation] = []
+            var next: ContinuousClock.Instant?
+            for (id, deadline) in state.deadlines {
+                if deadline <= now {
+                    if let operation = state.running[id] { expired.append(operation) }
+                    state.deadlines[id] = nil
+                } else if next.map({ deadline < $0 }) ?? true {
+                    next = deadline
+                }
+            }
+            guard let next, state.wakeAt.map({ next < $0 }) ?? true else { return (expired, nil) }
+            state.wakeAt = next
+            return (expired, next)
+        }
+        if let wake { scheduleWake(at: wake) }
+        for operation in expired { operation.fail(.timedOut(url: operation.url)) }
     }
 
     private static let uniqueKeys = Atomic<UInt64>(0)

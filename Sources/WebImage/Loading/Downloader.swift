@@ -19,7 +19,8 @@ import FoundationNetworking
 ///
 /// Streaming goes through URLSession's data delegate (Linux has no `bytes(for:)`); the session stores
 /// no cache and no cookies unless a request asks for cookies. Its bookkeeping sits behind a lock, so
-/// no call hops onto the actor: joining, finishing and starting the next download cost no thread switch.
+/// no call hops onto the actor; network tasks are created and resumed on a serial queue of the
+/// downloader's, because URLSession makes the thread that does it wait for the session's own queue.
 public actor Downloader: ImageLoader {
     /// The downloader ``WebImageManager/shared`` uses, with the default ``DownloaderConfig``.
     public static let shared = Downloader()

@@ -9,13 +9,13 @@ import FoundationNetworking
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Entry {
         var operation: DownloadOperation
-        var config: DownloaderConfig
+        var settings: DownloadScheduler.Settings
     }
 
     private let entries = Mutex<[Int: Entry]>([:])
 
-    func register(_ task: URLSessionTask, for operation: DownloadOperation, config: DownloaderConfig) {
-        entries.withLock { $0[task.taskIdentifier] = Entry(operation: operation, config: config) }
+    func register(_ task: URLSessionTask, for operation: DownloadOperation, settings: DownloadScheduler.Settings) {
+        entries.withLock { $0[task.taskIdentifier] = Entry(operation: operation, settings: settings) }
     }
 
     private func entry(for task: URLSessionTask) -> Entry? {
@@ -28,12 +28,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancel)
             return
         }
-        completionHandler(entry.operation.received(response, config: entry.config) ? .allow : .cancel)
+        completionHandler(entry.operation.received(response, config: entry.settings.config) ? .allow : .cancel)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let entry = entry(for: dataTask) else { return }
-        if !entry.operation.received(data, maxBytes: entry.config.maxResponseBytes) { dataTask.cancel() }
+        if !entry.operation.received(data, maxBytes: entry.settings.config.maxResponseBytes) { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
@@ -42,11 +42,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(nil)
             return
         }
-        completionHandler(entry.operation.willRedirect(maxRedirects: entry.config.maxRedirects) ? request : nil)
+        completionHandler(entry.operation.willRedirect(maxRedirects: entry.settings.config.maxRedirects) ? request : nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        entry.operation.completed(error: error, config: entry.config)
+        entry.operation.completed(error: error, config: entry.settings.config)
     }
 }
