@@ -134,17 +134,12 @@ public actor WebImageManager {
 
     private nonisolated func load(url: URL?, options: WebImageOptions, context: WebImageContext,
                                   events: LoadCoalescer.EventHandler?) async throws -> ImageResult {
-        let absoluteString = url?.absoluteString ?? ""
-        guard let url, !absoluteString.isEmpty else {
+        guard let url, !url.absoluteString.isEmpty else {
             counters.add(\.loads)
             counters.add(\.failures)
             throw WebImageError.invalidURL(url?.absoluteString)
         }
-        if !processesOptions.load(ordering: .relaxed),
-           let hit = memoryHit(url: url, absoluteString: absoluteString, options: options, context: context) {
-            counters.addMemoryHitLoad()
-            return hit
-        }
+        if let hit = plainMemoryHit(url: url, options: options, context: context) { return hit }
         counters.add(\.loads)
         do {
             return try await pipelineResult(url: url, options: options, context: context, events: events)
@@ -154,17 +149,28 @@ public actor WebImageManager {
         }
     }
 
+    /// A memory hit for a load without an options processor, counted as a load; `nil` otherwise.
+    private nonisolated func plainMemoryHit(url: URL?, options: WebImageOptions, context: WebImageContext) -> ImageResult? {
+        guard let url, !processesOptions.load(ordering: .relaxed) else { return nil }
+        let absoluteString = url.absoluteString
+        guard !absoluteString.isEmpty,
+              let image = memoryHit(url: url, absoluteString: absoluteString, options: options, context: context)
+        else { return nil }
+        counters.addMemoryHitLoad()
+        return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+    }
+
     /// The hot path: a memory hit of the plain ``ImageCache`` needs no suspension, no lock but the
-    /// memory tier's, and no pipeline.
+    /// memory tier's, and no pipeline. Returns the image alone: the caller builds the one result.
     private nonisolated func memoryHit(url: URL, absoluteString: String, options: WebImageOptions,
-                                       context: WebImageContext) -> ImageResult? {
+                                       context: WebImageContext) -> Image? {
         guard let imageCache, !context.overridesCache, context.queryCacheType.includesMemory,
               options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .allowInvalidSSLCertificates]),
               !Task.isCancelled, options.contains(.retryFailed) || !blocklist.contains(url),
               let image = imageCache.memoryHit(forKey: context.derivesCacheKey ? cacheKey(for: url, absoluteString: absoluteString, context: context)
                                                                              : absoluteString)
         else { return nil }
-        return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+        return image
     }
 
     private nonisolated func pipelineResult(url: URL, options: WebImageOptions, context: WebImageContext,
@@ -181,9 +187,9 @@ public actor WebImageManager {
         let key = cacheKey(for: url, context: context)
 
         if config.optionsProcessor != nil,
-           let hit = memoryHit(url: url, absoluteString: url.absoluteString, options: options, context: context) {
+           let image = memoryHit(url: url, absoluteString: url.absoluteString, options: options, context: context) {
             counters.add(\.memoryHits)
-            return hit
+            return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
         }
 
         let pipeline = ImageLoadPipeline(
