@@ -153,7 +153,8 @@ import Testing
     @Test func aGigabyteContentLengthIsRefusedBeforeTheBody() async throws {
         let body = Data(repeating: 0x5A, count: 64 << 10)
         server.route("/huge.png", TestResponse(headers: [("Content-Type", "image/png")], body: body,
-                                               drip: (chunkSize: 1 << 10, interval: .milliseconds(50)), contentLength: .exactly(1 << 30)))
+                                               drip: (chunkSize: 1 << 10, interval: .milliseconds(50) * testTimeScale),
+                                               contentLength: .exactly(1 << 30)))
         let fixture = ManagerFixture(downloaderConfig: Self.limits)
         defer { fixture.directory.remove() }
         let url = server.url("/huge.png")
