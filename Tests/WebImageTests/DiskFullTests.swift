@@ -323,6 +323,10 @@ struct FullDisk {
                     return
                 }
             }
+            // As for a plain load, the thumbnail reached memory before the disk write failed.
+            let thumbnail = try await manager.loadImage(url: url, options: .fromCacheOnly, context: context)
+            #expect(thumbnail.cacheType == .memory)
+            #expect(thumbnail.image.size == PixelSize(width: 32, height: 32))
             try await expectNothingOnDisk(disk, diskCache, key: manager.cacheKey(for: url))
         }
     }

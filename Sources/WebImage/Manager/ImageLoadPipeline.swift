@@ -114,31 +114,44 @@ struct ImageLoadPipeline: Sendable {
     }
 
     /// Stores the result under ``key`` and, for a derived result, the original bytes under ``originalKey``.
+    /// Every memory store comes before any disk write, so a failing disk write (with
+    /// ``WebImageOptions/waitStoreCache``) leaves a derived result in memory just as a plain one.
     private func store(_ image: Image, original: Image, data: Data, response: ImageLoadResponse) async throws(WebImageError) {
         let metadata = DiskCacheMetadata(entityTag: response.validators.entityTag, lastModified: response.validators.lastModified,
                                          maxAge: response.maxAge)
-        if isDerived {
-            let tiers = options.contains(.cacheMemoryOnly) ? context.originalStoreCacheType == .none ? .none : .memory
-                : context.originalStoreCacheType
-            if tiers.includesMemory && context.thumbnailPixelSize == nil && !options.contains(.scaleDownLargeImages) {
-                try? await cache.store(original, data: nil, forKey: originalKey, cacheType: .memory, metadata: nil)
-            }
-            if tiers.includesDisk {
-                try await onDisk { try await cache.storeData(data, forKey: originalKey, metadata: metadata) }
-            }
+        let resultData = isDerived ? nil : data
+        let originalTiers: ImageCacheType = !isDerived ? .none
+            : options.contains(.cacheMemoryOnly) ? (context.originalStoreCacheType == .none ? .none : .memory)
+            : context.originalStoreCacheType
+        if originalTiers.includesMemory && context.thumbnailPixelSize == nil && !options.contains(.scaleDownLargeImages) {
+            try? await cache.store(original, data: nil, forKey: originalKey, cacheType: .memory, metadata: nil)
         }
-        try await storeResult(image, data: isDerived ? nil : data, metadata: metadata)
+        await storeResultInMemory(image, data: resultData, metadata: metadata)
+        if originalTiers.includesDisk {
+            try await onDisk { try await cache.storeData(data, forKey: originalKey, metadata: metadata) }
+        }
+        try await storeResultOnDisk(image, data: resultData, metadata: metadata)
+    }
+
+    /// The tiers the result is stored in.
+    private var resultStoreTiers: ImageCacheType {
+        options.contains(.cacheMemoryOnly) ? (context.storeCacheType.includesMemory ? .memory : .none) : context.storeCacheType
     }
 
     /// Stores `image` under ``key`` in the store tiers: memory now, disk in the background unless
     /// ``WebImageOptions/waitStoreCache``.
     private func storeResult(_ image: Image, data: Data?, metadata: DiskCacheMetadata?) async throws(WebImageError) {
-        let tiers = options.contains(.cacheMemoryOnly) ? (context.storeCacheType.includesMemory ? .memory : .none)
-            : context.storeCacheType
-        if tiers.includesMemory {
-            try? await cache.store(image, data: data, forKey: key, cacheType: .memory, metadata: metadata)
-        }
-        guard tiers.includesDisk else { return }
+        await storeResultInMemory(image, data: data, metadata: metadata)
+        try await storeResultOnDisk(image, data: data, metadata: metadata)
+    }
+
+    private func storeResultInMemory(_ image: Image, data: Data?, metadata: DiskCacheMetadata?) async {
+        guard resultStoreTiers.includesMemory else { return }
+        try? await cache.store(image, data: data, forKey: key, cacheType: .memory, metadata: metadata)
+    }
+
+    private func storeResultOnDisk(_ image: Image, data: Data?, metadata: DiskCacheMetadata?) async throws(WebImageError) {
+        guard resultStoreTiers.includesDisk else { return }
         let cache = self.cache, key = self.key
         let serializer = context.cacheSerializer
         let write: @Sendable () async throws -> Void = {
