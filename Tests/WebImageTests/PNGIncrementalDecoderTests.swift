@@ -94,6 +94,32 @@ import Testing
         #expect(decoder.makePartialImage().map { Array($0.pixels) } == expected)
     }
 
+    @Test func aThumbnailPartialFitsTheDecodedRowsIntoTheThumbnailCanvas() throws {
+        // A vertical gradient: a band resampled at the wrong scale or place shows in the values.
+        let width = 1100, height = 1000
+        let pixels = (0..<height).flatMap { y in [UInt8](repeating: UInt8(y * 255 / (height - 1)), count: width * 3) }
+        let data = try coder.encode(try Image(width: width, height: height, pixelFormat: .rgb8, pixels: pixels), as: .png,
+                                    options: EncodeOptions())
+        let options = DecodeOptions(thumbnailPixelSize: PixelSize(width: 100, height: 100))
+        let thumbnail = try coder.decode(data, options: options)
+        let decoder = coder.makeIncrementalDecoder(options: options)
+        try decoder.append(data.prefix(data.count / 2))
+        let partial = try #require(decoder.makePartialImage())
+        #expect(partial.size == thumbnail.size && partial.pixelFormat == thumbnail.pixelFormat)
+
+        func rowValues(_ image: Image, _ y: Int) -> [UInt8] { image.withUnsafeRow(y) { Array($0) } }
+        let filledRows = (0..<partial.height).prefix { y in rowValues(partial, y).contains { $0 != 0 } || y == 0 }.count
+        #expect(filledRows > partial.height / 4 && filledRows < partial.height, "\(filledRows) of \(partial.height) rows")
+        for y in 0..<(filledRows - 1) {
+            let difference = zip(rowValues(partial, y), rowValues(thumbnail, y)).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(difference <= 2, "row \(y) differs from the full thumbnail by \(difference)")
+        }
+        #expect((filledRows..<partial.height).allSatisfy { rowValues(partial, $0).allSatisfy { $0 == 0 } })
+
+        try decoder.append(data.suffix(from: data.count / 2))
+        #expect(try decoder.finish().pixels == thumbnail.pixels)
+    }
+
     @Test func partialImagesOfAnInterlacedPNGShowEveryPassSoFar() throws {
         let entry = try #require(Corpus.entries.first { $0.path == "png/valid/pillow/pil123rgba.png" })
         let data = try entry.data

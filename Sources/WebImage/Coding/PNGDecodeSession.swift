@@ -107,6 +107,46 @@ final class PNGDecodeSession {
                      bytesPerRow: rowBytes, format: .png, scale: scale)
     }
 
+    /// The pixels decoded so far fitted into `target` (a thumbnail size), the rest zero; `nil` before
+    /// the first output row or if memory runs out.
+    ///
+    /// A non-interlaced image's rows arrive top first and never change again, so only the decoded
+    /// band is resampled, read in place: the cost grows with the rows received, not with the whole
+    /// canvas (resampling the whole mostly-empty canvas for every partial of a large image made
+    /// fuzzing time out). An interlaced image gains pixels all over: it is copied and resampled whole.
+    func makePartialImage(scale: Double, fittingTo target: PixelSize) -> Image? {
+        guard let storage, let pixelFormat, cpng_decoder_rows_delivered(decoder) > 0 else { return nil }
+        let height = Int(header.height)
+        let rows = min(Int(clamping: cpng_decoder_rows_delivered(decoder)), height)
+        guard header.interlaced == 0, rows < height else {
+            return makePartialImage(scale: scale).flatMap { try? Resampler.resample($0, to: target) }
+        }
+        // The output rows the band fills, and the source rows that map onto exactly those.
+        let outputRows = rows * target.height / height
+        guard outputRows > 0 else { return nil }
+        let bandHeight = min(rows, max(1, Int((Double(outputRows) * Double(height) / Double(target.height)).rounded())))
+        let band = Image(storage: storage, width: Int(header.width), height: bandHeight, pixelFormat: pixelFormat,
+                         bytesPerRow: header.rowBytes, format: .png, scale: scale)
+        guard let resampled = try? Resampler.resample(band, to: PixelSize(width: target.width, height: outputRows)) else {
+            return nil
+        }
+        let rowBytes = target.width * pixelFormat.bytesPerPixel
+        let byteCount = rowBytes * target.height
+        guard let canvas = try? PixelStorage(byteCount: byteCount) else { return nil }
+        for row in 0..<outputRows {
+            (canvas.bytes + row * rowBytes).copyMemory(from: resampled.storage.bytes + row * resampled.bytesPerRow, byteCount: rowBytes)
+        }
+        (canvas.bytes + outputRows * rowBytes).initializeMemory(as: UInt8.self, repeating: 0,
+                                                                count: byteCount - outputRows * rowBytes)
+        return Image(storage: canvas, width: target.width, height: target.height, pixelFormat: pixelFormat,
+                     bytesPerRow: rowBytes, format: .png, scale: scale)
+    }
+
+    /// The image's size once its header is read (`nil` before).
+    var size: PixelSize? {
+        storage == nil ? nil : PixelSize(width: Int(header.width), height: Int(header.height))
+    }
+
     private var pixelFormat: PixelFormat? {
         switch header.channels {
         case 1: .gray8

@@ -37,8 +37,10 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
         if let finalImage { return finalImage }
         guard let session else { return nil }
         if session.isComplete { return try? finish() }
-        guard let partial = session.makePartialImage(scale: options.scale) else { return nil }
-        return try? PNGCoder.fitted(partial, options: options)
+        guard let size = session.size else { return nil }
+        let target = options.outputSize(forSource: size)
+        if target != size { return session.makePartialImage(scale: options.scale, fittingTo: target) }
+        return session.makePartialImage(scale: options.scale)
     }
 
     func finish() throws -> Image {
