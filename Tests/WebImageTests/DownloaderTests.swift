@@ -237,6 +237,20 @@ final class Gate: Sendable {
         let b = Task { try await downloader.load(ImageLoadRequest(url: second)) }
         await #expect(throws: WebImageError.timedOut(url: first)) { try await a.value }
         await #expect(throws: WebImageError.timedOut(url: second)) { try await b.value }
+        try await waitUntil { downloader.watchedDeadlineCount == 0 }
+        #expect(downloader.watchedDeadlineCount == 0)
+    }
+
+    @Test func finishedDownloadsLeaveNoDeadlineBehind() async throws {
+        server.route("/quick.bin", TestResponse(body: body))
+        // A timeout far beyond the wait below: only finishing may take a deadline off the watch.
+        let downloader = Downloader(config: DownloaderConfig(downloadTimeout: .seconds(600)))
+        for index in 0..<20 {
+            _ = try await downloader.load(ImageLoadRequest(url: server.url("/quick.bin?\(index)")))
+        }
+        // The watch is dropped just after the callers are resumed.
+        try await waitUntil(timeout: .seconds(10)) { downloader.watchedDeadlineCount == 0 }
+        #expect(downloader.watchedDeadlineCount == 0)
     }
 
     @Test func aShorterTimeoutSetWhileADownloadRunsStillFires() async throws {

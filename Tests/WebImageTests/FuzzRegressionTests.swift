@@ -67,6 +67,46 @@ import Testing
         #expect(differingRows.isEmpty, "rows \(differingRows) differ from the full decode")
     }
 
+    /// fuzz-png, input `crash-8a4a7d87…` (76 bytes, base64 below): it starts `00 00 02 00`, which
+    /// sniffs as an ICO/CUR file. `PNGCoder.decode` sniffs first and throws
+    /// `unsupportedFormat(.ico)`; the incremental decoder fed libpng at once and threw
+    /// `corruptData(png, "Not a PNG file")`, so the failure was not "the same failure" the
+    /// ``IncrementalDecoder`` contract promises. The incremental decoder now holds bytes that do not
+    /// start with PNG's signature and decides the error as the full decode does (sniffing up to
+    /// 1 KB: an SVG may show itself late).
+    @Test(arguments: [[17, 44, 12, 2, 1], [1], [76]])
+    func pngIncrementalDecodeOfAnotherFormatFailsAsTheFullDecode(chunking: [Int]) throws {
+        let ico = try #require(Data(base64Encoded: "AAACAEVORK5CYANzQklUBAQEd/i1owAAAAZQTFRFAP8A/3cAseWlnwAASUVOREFUeJxjYIADBwAATABB2snmHAAAAABJRU5ErkJggg=="))
+        let svg = Data((String(repeating: " ", count: 600) + "<svg xmlns=\"http://www.w3.org/2000/svg\"/>" + String(repeating: " ", count: 600)).utf8)
+        let notAnImage = Data("plain text, longer than a PNG signature".utf8)
+        for (data, expected) in [(ico, ImageCodingError.unsupportedFormat(.ico)), (svg, .unsupportedFormat(.svg))] {
+            #expect(throws: expected) { try PNGCoder().decode(data) }
+            #expect(throws: expected) { try Self.decodeIncrementally(data, chunking: chunking) }
+        }
+        let full = Result { try PNGCoder().decode(notAnImage) }
+        let incremental = Result { try Self.decodeIncrementally(notAnImage, chunking: chunking) }
+        guard case .failure(let fullError as ImageCodingError) = full,
+              case .failure(let incrementalError as ImageCodingError) = incremental else {
+            Issue.record("both must fail: \(full), \(incremental)")
+            return
+        }
+        #expect(incrementalError == fullError)
+    }
+
+    /// Feeds `data` to a PNG incremental decoder in pieces of the sizes in `chunking` (the last
+    /// size repeating), then finishes.
+    static func decodeIncrementally(_ data: Data, chunking: [Int]) throws -> Image {
+        let decoder = PNGCoder().makeIncrementalDecoder(options: DecodeOptions())
+        var offset = 0, index = 0
+        while offset < data.count {
+            let size = chunking[min(index, chunking.count - 1)]
+            try decoder.append(data[offset..<min(offset + size, data.count)])
+            offset += size
+            index += 1
+        }
+        return try decoder.finish()
+    }
+
     /// The minimized fuzz-jpeg input (SHA-1 b56ef5fc85749136d53372d50182a659bc26e291).
     static let corruptHuffmanJPEG = """
         /9hJLjAA/9sAQwAEAwMDAwIEAwMDBAQEBQYKBgYFBQYMCAkHCg4MDw4ODA0NDxEWEw8QFRENDRMaExUXGBkZGQ8SGx0bGB0W

@@ -19,6 +19,14 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
     private var failure: ImageCodingError?
     private var finalImage: Image?
     private(set) var receivedByteCount = 0
+    /// The first bytes, kept while they might not be a PNG: the error for another format must be
+    /// the one ``PNGCoder/decode(_:options:)`` gives, which sniffs up to ``sniffedByteCount`` bytes.
+    private var head: [UInt8] = []
+    /// Whether the first 8 bytes are PNG's signature (`nil` until 8 bytes are in, or a mismatch).
+    private var hasSignature: Bool?
+
+    private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    private static let sniffedByteCount = 1024
 
     init(options: DecodeOptions) {
         self.options = options
@@ -28,6 +36,15 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
         if let failure { throw failure }
         receivedByteCount += chunk.count
         if finalImage != nil || session?.isComplete == true { return }
+        if hasSignature != true {
+            head.append(contentsOf: chunk.prefix(Self.sniffedByteCount - head.count))
+            checkSignature()
+            if hasSignature == false {
+                // Not a PNG: this ends in an error, and which one can take up to 1 KB to tell.
+                if head.count >= Self.sniffedByteCount { throw fail(with: notPNGError()) }
+                return
+            }
+        }
         pending.append(contentsOf: chunk)
         let limit = pending.withUnsafeBytes { scheduler.feedLimit(received: $0, startingAt: pendingOffset) }
         try feedPending(upTo: limit)
@@ -46,6 +63,7 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
     func finish() throws -> Image {
         if let failure { throw failure }
         if let finalImage { return finalImage }
+        if hasSignature == false { throw fail(with: notPNGError()) }
         do throws(ImageCodingError) {
             // Nothing more is coming: hand over whatever was held back.
             try feedPending(upTo: pendingOffset + pending.count)
@@ -59,6 +77,39 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
             failure = error
             throw error
         }
+    }
+
+    /// Sets ``hasSignature`` once the head's first bytes match PNG's signature, or as soon as they do not.
+    private func checkSignature() {
+        let count = min(head.count, Self.signature.count)
+        if !head.prefix(count).elementsEqual(Self.signature.prefix(count)) {
+            hasSignature = false
+        } else if count == Self.signature.count {
+            hasSignature = true
+            head = []
+        }
+    }
+
+    /// The error a full decode gives for a file that does not start with PNG's signature: another
+    /// format's name when sniffing knows it, else libpng's own complaint.
+    private func notPNGError() -> ImageCodingError {
+        let sniffed = ImageFormat(sniffing: Data(head))
+        if sniffed != .png && sniffed != .unknown { return .unsupportedFormat(sniffed) }
+        do throws(ImageCodingError) {
+            let session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: false)
+            let fed = head.withUnsafeBytes { bytes in
+                Result { () throws(ImageCodingError) in try session.feed(bytes) }
+            }
+            _ = try fed.get()
+            return .truncatedData(format: .png)
+        } catch {
+            return error
+        }
+    }
+
+    private func fail(with error: ImageCodingError) -> ImageCodingError {
+        failure = error
+        return error
     }
 
     /// Hands the pending bytes before file offset `limit` to the session.

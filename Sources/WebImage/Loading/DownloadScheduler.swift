@@ -28,16 +28,13 @@ final class DownloadScheduler: Sendable {
         var operations: [String: DownloadOperation] = [:]
         var queued = DownloadQueue()
         var running: [ObjectIdentifier: DownloadOperation] = [:]
-        /// The total deadline of each running operation that has its network task.
-        var deadlines: [ObjectIdentifier: ContinuousClock.Instant] = [:]
-        /// When the deadline timer is set to wake next (`nil`: not set).
-        var wakeAt: ContinuousClock.Instant?
         var sequence: UInt64 = 0
         var totalStarted = 0
     }
 
     let state: Mutex<State>
     private let delegate = SessionDelegate()
+    private let deadlines = DownloadDeadlines()
     private let session: URLSession
     private let cookieSession: URLSession
 
@@ -93,6 +90,9 @@ final class DownloadScheduler: Sendable {
         return (operation, waiterID)
     }
 
+    /// The downloads whose total deadline is being watched (for tests).
+    var watchedDeadlineCount: Int { deadlines.count }
+
     /// The callers waiting on the operation for `request` (for tests and diagnostics).
     func callerCount(for request: ImageLoadRequest) -> Int {
         state.withLock { $0.operations[Self.key(for: request)]?.callerCount ?? 0 }
@@ -104,9 +104,9 @@ final class DownloadScheduler: Sendable {
             if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
             state.queued.remove(operation)
             state.running[ObjectIdentifier(operation)] = nil
-            state.deadlines[ObjectIdentifier(operation)] = nil
             return Self.dequeue(&state)
         }
+        deadlines.forget(operation)
         launchSoon(launches)
     }
 
@@ -148,9 +148,9 @@ final class DownloadScheduler: Sendable {
             state.operations.removeAll()
             state.queued.removeAll()
             state.running.removeAll()
-            state.deadlines.removeAll()
             return all
         }
+        deadlines.forgetAll()
         for operation in all { operation.fail(.cancelled(url: operation.url)) }
     }
 
@@ -213,61 +213,8 @@ final class DownloadScheduler: Sendable {
         }
         delegate.register(task, for: operation, settings: settings)
         operation.started(task: task)
-        watchDeadline(of: operation, at: .now + settings.config.downloadTimeout)
+        deadlines.watch(operation, until: .now + settings.config.downloadTimeout)
         task.resume()
-    }
-
-    // MARK: - Total deadlines
-    //
-    // One wake-up serves every running download: a Dispatch timer per download cost about five
-    // context switches each (measured: a fifth of the CPU time of a 19 KB download). The timer is
-    // set for the earliest deadline; when it fires it fails what has expired and sets itself for
-    // the next. With one timeout for all downloads, later deadlines never move it.
-
-    /// Fires the total deadlines. A Dispatch queue of its own, not a task on the cooperative pool:
-    /// a pool saturated with decoding must not delay a time-out.
-    private static let deadlineQueue = DispatchQueue(label: "WebImage.Downloader.deadlines")
-
-    private func watchDeadline(of operation: DownloadOperation, at deadline: ContinuousClock.Instant) {
-        let wake: ContinuousClock.Instant? = state.withLock { state in
-            // An operation that finished meanwhile has left `running`: nothing to watch.
-            guard state.running[ObjectIdentifier(operation)] != nil else { return nil }
-            state.deadlines[ObjectIdentifier(operation)] = deadline
-            if let wakeAt = state.wakeAt, wakeAt <= deadline { return nil }
-            state.wakeAt = deadline
-            return deadline
-        }
-        if let wake { scheduleWake(at: wake) }
-    }
-
-    private func scheduleWake(at instant: ContinuousClock.Instant) {
-        let delay = max(.zero, instant - .now)
-        Self.deadlineQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(MonotonicClock.nanoseconds(of: delay)))) { [weak self] in
-            self?.deadlineTimerFired(scheduledFor: instant)
-        }
-    }
-
-    /// Fails the operations whose deadline has passed and sets the timer for the next one.
-    private func deadlineTimerFired(scheduledFor instant: ContinuousClock.Instant) {
-        let now = ContinuousClock.now
-        let (expired, wake): ([DownloadOperation], ContinuousClock.Instant?) = state.withLock { state in
-            if state.wakeAt == instant { state.wakeAt = nil }
-            var expired: [DownloadOperation] = []
-            var next: ContinuousClock.Instant?
-            for (id, deadline) in state.deadlines {
-                if deadline <= now {
-                    if let operation = state.running[id] { expired.append(operation) }
-                    state.deadlines[id] = nil
-                } else if next.map({ deadline < $0 }) ?? true {
-                    next = deadline
-                }
-            }
-            guard let next, state.wakeAt.map({ next < $0 }) ?? true else { return (expired, nil) }
-            state.wakeAt = next
-            return (expired, next)
-        }
-        if let wake { scheduleWake(at: wake) }
-        for operation in expired { operation.fail(.timedOut(url: operation.url)) }
     }
 
     private static let uniqueKeys = Atomic<UInt64>(0)

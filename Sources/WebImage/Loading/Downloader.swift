@@ -98,6 +98,9 @@ public actor Downloader: ImageLoader {
     /// Network tasks started since the downloader was created (shared downloads count once).
     public nonisolated var startedDownloadCount: Int { scheduler.state.withLock { $0.totalStarted } }
 
+    /// The downloads whose total deadline is being watched (for tests).
+    nonisolated var watchedDeadlineCount: Int { scheduler.watchedDeadlineCount }
+
     /// The callers waiting on the download for `request` (0 when none is under way).
     nonisolated func callerCount(for request: ImageLoadRequest) -> Int {
         scheduler.callerCount(for: request)
