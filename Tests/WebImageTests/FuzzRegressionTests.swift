@@ -93,6 +93,31 @@ import Testing
         #expect(incrementalError == fullError)
     }
 
+    /// fuzz-png, input `crash-73b3b52f…` (198 bytes, base64 below): a 32×32 RGBA PNG whose only IDAT
+    /// declares 36,096 bytes but is cut after 157, with bytes after the image's last row that zlib
+    /// rejects. Fed at once, libpng inflates them and fails ("Truncated compressed data in IDAT",
+    /// corrupt); fed a byte or two at a time, it stops after the last row and the file just ends
+    /// (truncated). The incremental decoder now lets a full decode of the received bytes decide a
+    /// failed decode.
+    @Test(arguments: [[1], [1, 1, 1, 1, 2, 2, 2, 1], [3], [7], [198]])
+    func pngIncrementalDecodeOfADamagedZlibTailEndsAsTheFullDecode(chunking: [Int]) throws {
+        let data = try #require(Data(base64Encoded: """
+            iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAQAAAGudILpAACNAElEQVRIx+2PQQqEMAxFX6AL3XVu0B7FHtyjOHMCdeW2LpQKdYYM\
+            iKJiQmhI///5kQgVgWBqplg3Eh1BwzTg8EumH3Loz4FEm/gOjzfvnHLIQFqwWF5ZpW7FQJPcAfDZfYXE4tv1S5lOW9FrgEfhOiZl\
+            gGLOMnv/mZTqBi3UG1SBGzO4wQmPgzM42CowAuxPPQknV+Y4AAAAAElFTkSuQmCC
+            """))
+        let full = Result { try PNGCoder().decode(data) }
+        let incremental = Result { try Self.decodeIncrementally(data, chunking: chunking) }
+        switch (full, incremental) {
+        case (.failure(let a as ImageCodingError), .failure(let b as ImageCodingError)):
+            #expect(a == b)
+        case (.success(let a), .success(let b)):
+            #expect(a.pixels == b.pixels)
+        default:
+            Issue.record("full decode \(full), incremental \(incremental)")
+        }
+    }
+
     /// Feeds `data` to a PNG incremental decoder in pieces of the sizes in `chunking` (the last
     /// size repeating), then finishes.
     static func decodeIncrementally(_ data: Data, chunking: [Int]) throws -> Image {

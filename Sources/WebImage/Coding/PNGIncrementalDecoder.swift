@@ -24,6 +24,8 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
     private var head: [UInt8] = []
     /// Whether the first 8 bytes are PNG's signature (`nil` until 8 bytes are in, or a mismatch).
     private var hasSignature: Bool?
+    /// Every byte received, until the decode ends: see ``finish()``.
+    private var received: [UInt8] = []
 
     private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     private static let sniffedByteCount = 1024
@@ -36,6 +38,7 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
         if let failure { throw failure }
         receivedByteCount += chunk.count
         if finalImage != nil || session?.isComplete == true { return }
+        received.append(contentsOf: chunk)
         if hasSignature != true {
             head.append(contentsOf: chunk.prefix(Self.sniffedByteCount - head.count))
             checkSignature()
@@ -72,10 +75,25 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
             }
             let result = try PNGCoder.fitted(image, options: options)
             finalImage = result
+            received = []
             return result
         } catch {
-            failure = error
-            throw error
+            // libpng's progressive reader can end a damaged file differently depending on how its
+            // bytes were split: with all of them at once, zlib may fail on bytes after the last row
+            // (corrupt) that, fed in pieces, it never inflates (truncated). Found by fuzz-png. The
+            // outcome must be the full decode's, so a failed decode is decided by one.
+            let bytes = received
+            received = []
+            do {
+                let image = try PNGCoder().decode(Data(bytes), options: options)
+                failure = nil
+                finalImage = image
+                return image
+            } catch {
+                let fullError = error as? ImageCodingError ?? .truncatedData(format: .png)
+                failure = fullError
+                throw fullError
+            }
         }
     }
 
