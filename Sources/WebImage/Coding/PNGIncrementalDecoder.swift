@@ -13,21 +13,19 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
     private let options: DecodeOptions
     private var session: PNGDecodeSession?
     private var scheduler = PNGChunkScheduler()
-    /// Bytes received but not yet handed to the session; `pending[0]` is byte `pendingOffset` of the file.
-    private var pending: [UInt8] = []
-    private var pendingOffset = 0
+    /// Every byte received, until the decode ends: the session is fed from it, a file that is not
+    /// a PNG is judged by its first bytes, and a failed decode by all of them (see ``finish()``).
+    private var received: [UInt8] = []
+    /// How many bytes of `received` the session has been given.
+    private var fedCount = 0
     private var failure: ImageCodingError?
     private var finalImage: Image?
     private(set) var receivedByteCount = 0
-    /// The first bytes, kept while they might not be a PNG: the error for another format must be
-    /// the one ``PNGCoder/decode(_:options:)`` gives, which sniffs up to ``sniffedByteCount`` bytes.
-    private var head: [UInt8] = []
     /// Whether the first 8 bytes are PNG's signature (`nil` until 8 bytes are in, or a mismatch).
     private var hasSignature: Bool?
-    /// Every byte received, until the decode ends: see ``finish()``.
-    private var received: [UInt8] = []
 
     private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    /// How many bytes ``PNGCoder/decode(_:options:)`` sniffs (an SVG may show itself late).
     private static let sniffedByteCount = 1024
 
     init(options: DecodeOptions) {
@@ -40,17 +38,17 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
         if finalImage != nil || session?.isComplete == true { return }
         received.append(contentsOf: chunk)
         if hasSignature != true {
-            head.append(contentsOf: chunk.prefix(Self.sniffedByteCount - head.count))
             checkSignature()
             if hasSignature == false {
                 // Not a PNG: this ends in an error, and which one can take up to 1 KB to tell.
-                if head.count >= Self.sniffedByteCount { throw fail(with: notPNGError()) }
+                if received.count >= Self.sniffedByteCount { throw fail(with: notPNGError()) }
                 return
             }
         }
-        pending.append(contentsOf: chunk)
-        let limit = pending.withUnsafeBytes { scheduler.feedLimit(received: $0, startingAt: pendingOffset) }
-        try feedPending(upTo: limit)
+        let limit = received.withUnsafeBytes { bytes in
+            scheduler.feedLimit(received: UnsafeRawBufferPointer(rebasing: bytes[fedCount...]), startingAt: fedCount)
+        }
+        try feed(upTo: limit)
     }
 
     func makePartialImage() -> Image? {
@@ -69,7 +67,7 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
         if hasSignature == false { throw fail(with: notPNGError()) }
         do throws(ImageCodingError) {
             // Nothing more is coming: hand over whatever was held back.
-            try feedPending(upTo: pendingOffset + pending.count)
+            try feed(upTo: received.count)
             guard let session, let image = session.makeImage(scale: options.scale) else {
                 throw .truncatedData(format: .png)
             }
@@ -90,27 +88,25 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
                 finalImage = image
                 return image
             } catch {
-                let fullError = error as? ImageCodingError ?? .truncatedData(format: .png)
-                failure = fullError
-                throw fullError
+                throw fail(with: error as? ImageCodingError ?? .truncatedData(format: .png))
             }
         }
     }
 
-    /// Sets ``hasSignature`` once the head's first bytes match PNG's signature, or as soon as they do not.
+    /// Sets ``hasSignature`` once the first bytes match PNG's signature, or as soon as they do not.
     private func checkSignature() {
-        let count = min(head.count, Self.signature.count)
-        if !head.prefix(count).elementsEqual(Self.signature.prefix(count)) {
+        let count = min(received.count, Self.signature.count)
+        if !received.prefix(count).elementsEqual(Self.signature.prefix(count)) {
             hasSignature = false
         } else if count == Self.signature.count {
             hasSignature = true
-            head = []
         }
     }
 
     /// The error a full decode gives for a file that does not start with PNG's signature: another
     /// format's name when sniffing knows it, else libpng's own complaint.
     private func notPNGError() -> ImageCodingError {
+        let head = received.prefix(Self.sniffedByteCount)
         let sniffed = ImageFormat(sniffing: Data(head))
         if sniffed != .png && sniffed != .unknown { return .unsupportedFormat(sniffed) }
         do throws(ImageCodingError) {
@@ -130,10 +126,10 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
         return error
     }
 
-    /// Hands the pending bytes before file offset `limit` to the session.
-    private func feedPending(upTo limit: Int) throws(ImageCodingError) {
-        let count = min(limit - pendingOffset, pending.count)
-        guard count > 0 else { return }
+    /// Hands the received bytes before file offset `limit` that the session has not had to it.
+    private func feed(upTo limit: Int) throws(ImageCodingError) {
+        let end = min(limit, received.count)
+        guard end > fedCount else { return }
         do throws(ImageCodingError) {
             let session: PNGDecodeSession
             if let existing = self.session {
@@ -142,17 +138,16 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
                 session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: true)
                 self.session = session
             }
-            let fed = pending.withUnsafeBytes { bytes in
+            let start = fedCount
+            let fed = received.withUnsafeBytes { bytes in
                 Result { () throws(ImageCodingError) in
-                    try session.feed(UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
+                    try session.feed(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
                 }
             }
             _ = try fed.get()
         } catch {
-            failure = error
-            throw error
+            throw fail(with: error)
         }
-        pending.removeFirst(count)
-        pendingOffset += count
+        fedCount = end
     }
 }
