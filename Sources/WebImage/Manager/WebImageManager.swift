@@ -134,12 +134,17 @@ public actor WebImageManager {
 
     private nonisolated func load(url: URL?, options: WebImageOptions, context: WebImageContext,
                                   events: LoadCoalescer.EventHandler?) async throws -> ImageResult {
-        guard let url, !url.absoluteString.isEmpty else {
+        let absoluteString = url?.absoluteString ?? ""
+        guard let url, !absoluteString.isEmpty else {
             counters.add(\.loads)
             counters.add(\.failures)
             throw WebImageError.invalidURL(url?.absoluteString)
         }
-        if let hit = plainMemoryHit(url: url, options: options, context: context) { return hit }
+        if !processesOptions.load(ordering: .relaxed),
+           let image = memoryHit(url: url, absoluteString: absoluteString, options: options, context: context) {
+            counters.addMemoryHitLoad()
+            return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+        }
         counters.add(\.loads)
         do {
             return try await pipelineResult(url: url, options: options, context: context, events: events)
@@ -147,17 +152,6 @@ public actor WebImageManager {
             counters.add(\.failures)
             throw error
         }
-    }
-
-    /// A memory hit for a load without an options processor, counted as a load; `nil` otherwise.
-    private nonisolated func plainMemoryHit(url: URL?, options: WebImageOptions, context: WebImageContext) -> ImageResult? {
-        guard let url, !processesOptions.load(ordering: .relaxed) else { return nil }
-        let absoluteString = url.absoluteString
-        guard !absoluteString.isEmpty,
-              let image = memoryHit(url: url, absoluteString: absoluteString, options: options, context: context)
-        else { return nil }
-        counters.addMemoryHitLoad()
-        return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
     }
 
     /// The hot path: a memory hit of the plain ``ImageCache`` needs no suspension, no lock but the
