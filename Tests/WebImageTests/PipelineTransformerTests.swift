@@ -4,6 +4,7 @@ import Testing
 
 /// Counts how often it runs and returns the image unchanged.
 private struct CountingTransformer: ImageTransformer {
+    /// `@unchecked Sendable` is safe: `value` is only read or written while `lock` is held.
     final class Counter: @unchecked Sendable {
         private let lock = NSLock()
         private var value = 0

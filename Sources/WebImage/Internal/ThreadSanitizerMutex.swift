@@ -6,6 +6,9 @@ import Glibc
 /// for ThreadSanitizer (`scripts/tsan.sh`, which passes `-D WEBIMAGE_TSAN`) swaps in this lock over
 /// `pthread_mutex_t`, with the same API: a declaration in this module shadows the imported one.
 /// Normal builds never compile it.
+///
+/// `@unchecked Sendable` is safe: `value` is only reached inside `withLock`, which holds the
+/// pthread mutex for the whole closure, as `Synchronization.Mutex` does.
 @usableFromInline
 final class Mutex<Value: ~Copyable>: @unchecked Sendable {
     @usableFromInline var value: Value
