@@ -33,4 +33,15 @@ import Testing
         let long = "https://example.com/a." + String(repeating: "x", count: 300)
         #expect(DiskCacheFileName.make(forKey: long).count == 32)
     }
+
+    @Test func percentEncodedForbiddenBytesAreStrippedLikeTheBytesThemselves() {
+        // SDWebImage's test49: a key ending in `.jpg00%00` names a `.jpg00` file.
+        #expect(DiskCacheFileName.pathExtension(ofKey: "https://example.com/image.jpg00%00") == "jpg00")
+        #expect(DiskCacheFileName.make(forKey: "https://example.com/image.jpg00%00").hasSuffix(".jpg00"))
+        #expect(DiskCacheFileName.pathExtension(ofKey: "some/file.p%3Ang%3a") == "png")
+        #expect(DiskCacheFileName.pathExtension(ofKey: "some/file.we%2Fb%2fp") == "webp")
+        // Other escapes, and a `%` without two hex digits after it, are ordinary text.
+        #expect(DiskCacheFileName.pathExtension(ofKey: "some/file.jp%20g") == "jp%20g")
+        #expect(DiskCacheFileName.pathExtension(ofKey: "some/file.png%0") == "png%0")
+    }
 }

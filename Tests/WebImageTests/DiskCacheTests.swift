@@ -219,7 +219,9 @@ import Testing
         defer { directory.remove() }
         let cache = try makeCache(directory)
         try await cache.store(Data([1]), forKey: "kept")
+        // A file where the directory was: unusable (a removed directory is made again, see below).
         try FileManager.default.removeItem(at: directory.url)
+        #expect(FileManager.default.createFile(atPath: directory.path, contents: Data([0])))
         await #expect(throws: DiskCacheError.self) { try await cache.store(Data([2]), forKey: "new") }
         #expect(await !cache.contains("new"))
     }
@@ -245,5 +247,46 @@ import Testing
         }
         #expect(await cache.count() == 20)
         #expect(directory.files().count == 20)
+    }
+
+    @Test func aRemovedDirectoryIsMadeAgainByTheNextStoreAndItsEntriesForgotten() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = try makeCache(directory)
+        try await cache.store(Data([1]), forKey: "gone")
+        try FileManager.default.removeItem(at: directory.url)
+
+        try await cache.store(Data([2]), forKey: "new")
+        #expect(try await cache.data(forKey: "new") == Data([2]))
+        #expect(await !cache.contains("gone"), "the index must not believe in a file that went with the directory")
+        #expect(await cache.count() == 1)
+        #expect(try await cache.data(forKey: "gone") == nil)
+        var info = stat()
+        #expect(stat(directory.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
+    }
+
+    @Test func aSweepMakesARemovedDirectoryAgain() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = try makeCache(directory)
+        try await cache.store(Data([1]), forKey: "gone")
+        try FileManager.default.removeItem(at: directory.url)
+
+        let report = await cache.removeExpiredData()
+        #expect(report.remainingCount == 0 && report.remainingBytes == 0)
+        #expect(FileManager.default.fileExists(atPath: directory.path))
+        #expect(await cache.count() == 0)
+        #expect(await cache.totalSize() == 0)
+    }
+
+    @Test func anEmptyKeyIsNoKey() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = try makeCache(directory)
+        try await cache.store(Data([1]), forKey: "")
+        #expect(directory.files().isEmpty, "nothing is written for an empty key")
+        #expect(await cache.count() == 0)
+        #expect(await !cache.contains(""))
+        #expect(try await cache.data(forKey: "") == nil)
     }
 }

@@ -290,7 +290,7 @@ struct FullDisk {
             #expect(again.cacheType == .memory)
             #expect(again.image.size == PixelSize(width: 96, height: 96))
             #expect(server.requestCount(for: "/wait.png") == 1)
-            try await expectNothingOnDisk(disk, diskCache, key: manager.cacheKey(for: url))
+            try await expectNothingOnDisk(disk, diskCache, key: try #require(manager.cacheKey(for: url)))
         }
     }
 
@@ -327,7 +327,7 @@ struct FullDisk {
             let thumbnail = try await manager.loadImage(url: url, options: .fromCacheOnly, context: context)
             #expect(thumbnail.cacheType == .memory)
             #expect(thumbnail.image.size == PixelSize(width: 32, height: 32))
-            try await expectNothingOnDisk(disk, diskCache, key: manager.cacheKey(for: url))
+            try await expectNothingOnDisk(disk, diskCache, key: try #require(manager.cacheKey(for: url)))
         }
     }
 }

@@ -66,7 +66,7 @@ import Testing
     /// Neither tier holds anything for `url`, the cache directory holds no entry, temporary file or
     /// sidecar, and the manager and downloader have nothing left running.
     func expectNothingCached(_ fixture: ManagerFixture, for url: URL, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let key = fixture.manager.cacheKey(for: url)
+        let key = try #require(fixture.manager.cacheKey(for: url), sourceLocation: sourceLocation)
         #expect(fixture.cache.imageFromMemory(forKey: key) == nil, "memory entry for \(key)", sourceLocation: sourceLocation)
         let disk = try #require(fixture.cache.diskCache, sourceLocation: sourceLocation)
         #expect(try await disk.data(forKey: key) == nil, "disk entry for \(key)", sourceLocation: sourceLocation)

@@ -181,10 +181,12 @@ import Testing
         #expect(try await cache.query(forKey: "k")?.cacheType == .memory)
     }
 
-    @Test func aFullOrVanishedDiskFailsTheStoreButNotTheMemoryTier() async throws {
+    @Test func anUnusableDiskFailsTheStoreButNotTheMemoryTier() async throws {
         let directory = TemporaryDirectory()
+        defer { directory.remove() }
         let cache = makeCache(directory)
         directory.remove()
+        #expect(FileManager.default.createFile(atPath: directory.path, contents: Data([0])))   // a file where the directory was
         await #expect(throws: DiskCacheError.self) { try await cache.store(try opaqueImage(), forKey: "k") }
         #expect(cache.imageFromMemory(forKey: "k") != nil)
     }
@@ -230,5 +232,45 @@ import Testing
         }
         #expect(cache.memoryCache.count <= 5)
         #expect(await cache.diskCount() == 10)
+    }
+
+    @Test func aThumbnailDecodeOfADiskEntryIsNeverPromotedUnderItsKey() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = makeCache(directory)
+        let full = try Image(width: 64, height: 48, pixelFormat: .rgb8, pixels: [UInt8](repeating: 90, count: 64 * 48 * 3))
+        try await cache.store(full, data: try CoderRegistry.shared.encode(full, as: .png), forKey: "k", cacheType: .disk)
+
+        let thumbnail = ImageCacheQuery(decodeOptions: DecodeOptions(thumbnailPixelSize: PixelSize(width: 16, height: 16)))
+        #expect(try await cache.query(forKey: "k", query: thumbnail)?.image.size == PixelSize(width: 16, height: 12))
+        #expect(cache.imageFromMemory(forKey: "k") == nil, "a thumbnail was cached under the full-size key")
+        #expect(try await cache.query(forKey: "k")?.image.size == PixelSize(width: 64, height: 48))
+        #expect(cache.imageFromMemory(forKey: "k")?.size == PixelSize(width: 64, height: 48), "a full decode is promoted")
+    }
+
+    @Test func memoryPressureKeepsImagesStillInUse() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = makeCache(directory)
+        let held = try opaqueImage()
+        try await cache.store(held, forKey: "held", cacheType: .memory)
+        try await cache.store(try translucentImage(), forKey: "dropped", cacheType: .memory)
+
+        cache.handleMemoryPressure()
+        #expect(cache.memoryCache.count == 0 && cache.memoryCache.totalCost == 0)
+        #expect(cache.imageFromMemory(forKey: "dropped") == nil, "nobody holds it: its memory is freed")
+        #expect(cache.imageFromMemory(forKey: "held") === held, "an image in use must stay reachable")
+        withExtendedLifetime(held) {}
+    }
+
+    @Test func anEmptyKeyIsStoredInNoTier() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = makeCache(directory)
+        try await cache.store(try opaqueImage(), data: try pngData(), forKey: "")
+        try await cache.storeInBackground(try opaqueImage(), forKey: "").value
+        #expect(cache.memoryCache.count == 0)
+        #expect(await cache.diskCount() == 0)
+        #expect(try await cache.query(forKey: "") == nil)
     }
 }

@@ -40,4 +40,57 @@ import Testing
         let manager = ImageCachesManager(caches: [low, high], queryPolicy: .lowestOnly)
         #expect(try await manager.query(forKey: "k", query: ImageCacheQuery()) == nil)
     }
+
+    /// A real cache whose queries and lookups wait for `gate` (or for their task to be cancelled):
+    /// a slow tier, such as a network cache, in front of a fast one.
+    struct SlowCache: ImageCaching {
+        let base: ImageCache
+        let gate: Duration
+
+        func query(forKey key: String, query: ImageCacheQuery) async throws -> ImageCacheResult? {
+            try await Task.sleep(for: gate)
+            return try await base.query(forKey: key, query: query)
+        }
+        func store(_ image: Image, data: Data?, forKey key: String, cacheType: ImageCacheType, metadata: DiskCacheMetadata?) async throws {
+            try await base.store(image, data: data, forKey: key, cacheType: cacheType, metadata: metadata)
+        }
+        func removeImage(forKey key: String, cacheType: ImageCacheType) async { await base.removeImage(forKey: key, cacheType: cacheType) }
+        func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
+            try? await Task.sleep(for: gate)
+            return await base.containsImage(forKey: key, cacheType: cacheType)
+        }
+        func clear(_ cacheType: ImageCacheType) async { await base.clear(cacheType) }
+    }
+
+    /// A memory-only cache holding `k` as 1, and a cache holding `k` as 2 on its disk only.
+    func memoryAndDiskCaches(_ directory: TemporaryDirectory) async throws -> (fast: ImageCache, onDisk: ImageCache) {
+        let onDisk = ImageCache(directory: directory.url, config: ImageCacheConfig(diskSweepInterval: nil))
+        try await onDisk.store(try image(2), forKey: "k", cacheType: .disk)
+        let fast = memoryOnly()
+        try await fast.store(try image(1), forKey: "k", cacheType: .memory)
+        return (fast, onDisk)
+    }
+
+    @Test func aConcurrentQueryAnswersWithTheFirstHitAndCancelsTheRest() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (fast, onDisk) = try await memoryAndDiskCaches(directory)
+        // The highest cache answers from its disk only after a minute; serial asking would wait for it.
+        let manager = ImageCachesManager(caches: [fast, SlowCache(base: onDisk, gate: .seconds(60))], queryPolicy: .concurrent)
+
+        let hit = try #require(try await manager.query(forKey: "k", query: ImageCacheQuery()))
+        #expect(hit.cacheType == .memory && hit.image.withUnsafeRow(0) { $0[0] } == 1)
+        #expect(await manager.containsImage(forKey: "k", cacheType: .all) == .memory)
+        let misses = ImageCachesManager(caches: [memoryOnly(), memoryOnly()], queryPolicy: .concurrent)
+        #expect(try await misses.query(forKey: "k", query: ImageCacheQuery()) == nil)
+        #expect(await misses.containsImage(forKey: "k", cacheType: .all) == ImageCacheType.none)
+    }
+
+    @Test func aSerialQueryStillPrefersTheHighestCache() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (fast, onDisk) = try await memoryAndDiskCaches(directory)
+        let manager = ImageCachesManager(caches: [fast, SlowCache(base: onDisk, gate: .milliseconds(1))], queryPolicy: .serial)
+        #expect(try await manager.query(forKey: "k", query: ImageCacheQuery())?.cacheType == .disk)
+    }
 }

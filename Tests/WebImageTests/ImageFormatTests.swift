@@ -6,11 +6,14 @@ import Testing
     @Test func everyCorpusFileIsRecognisedFromItsBytesAlone() throws {
         var mismatches: [String] = []
         var checked = 0
-        for entry in Corpus.entries where !entry.notes.contains("file signature not recognised") {
+        // A file without its signature (a 16-byte fuzzing input with no ftyp box) cannot be told by its bytes.
+        for entry in Corpus.entries where !entry.notes.contains("file signature not recognised") && !entry.notes.contains("no ftyp box") {
             let expected = ImageFormat(rawValue: entry.format.lowercased())
             let sniffed = ImageFormat(sniffing: try entry.data.prefix(64))
             checked += 1
-            if sniffed != expected { mismatches.append("\(entry.path): \(sniffed), expected \(expected)") }
+            // The manifest's HEIF is the container family: HEVC-coded files sniff as the more precise HEIC.
+            let matches = expected == .heif ? [.heif, .heic].contains(sniffed) : sniffed == expected
+            if !matches { mismatches.append("\(entry.path): \(sniffed), expected \(expected)") }
         }
         #expect(checked > 600)
         #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
@@ -33,6 +36,14 @@ import Testing
         #expect(sniff(ftyp("mif1")) == .heif)
         #expect(sniff(ftyp("avif")) == .avif)
         #expect(sniff(ftyp("isom")) == .unknown)
+        // A generic or unknown major brand defers to the first specific compatible brand.
+        func ftyp(_ major: String, compatible: [String]) -> [UInt8] {
+            [0, 0, 0, UInt8(16 + 4 * compatible.count)] + Array("ftyp\(major)".utf8) + [0, 0, 0, 0] + compatible.flatMap { Array($0.utf8) }
+        }
+        #expect(sniff(ftyp("mif1", compatible: ["mif1", "miaf", "avif"])) == .avif)
+        #expect(sniff(ftyp("mif1", compatible: ["heic", "mif1"])) == .heic)
+        #expect(sniff(ftyp("a\u{7f}e!", compatible: ["mif1", "miaf"])) == .heif)
+        #expect(sniff(ftyp("isom", compatible: ["mp41"])) == .unknown)
         #expect(sniff(Array("BM".utf8) + [UInt8](repeating: 0, count: 20)) == .bmp)
         #expect(sniff([0, 0, 1, 0, 1, 0, 16, 16]) == .ico)
         #expect(sniff(Array("%PDF-1.7\n".utf8)) == .pdf)

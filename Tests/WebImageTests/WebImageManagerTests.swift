@@ -345,7 +345,7 @@ struct AnimatedCoder: ImageCoder {
         let context = WebImageContext(transformer: LeftHalfTransformer())
         let result = try await fixture.manager.loadImage(url: url, options: .waitStoreCache, context: context)
         #expect(result.image.width == 32)
-        let key = fixture.manager.cacheKey(for: url, context: context)
+        let key = try #require(fixture.manager.cacheKey(for: url, context: context))
         #expect(fixture.cache.imageFromMemory(forKey: key)?.width == 32)
         #expect(try await fixture.cache.diskCache?.data(forKey: url.absoluteString) == picture)
         #expect(fixture.cache.imageFromMemory(forKey: url.absoluteString) == nil)   // originalStoreCacheType is .disk
@@ -367,7 +367,7 @@ struct AnimatedCoder: ImageCoder {
         #expect(thumbnail.cacheType == .disk)
         #expect(server.requestCount(for: "/original.png") == 1)
         #expect(fixture.manager.statistics.derivedFromOriginal == 1)
-        let thumbnailKey = fixture.manager.cacheKey(for: url, context: context)
+        let thumbnailKey = try #require(fixture.manager.cacheKey(for: url, context: context))
         #expect(await fixture.cache.diskImageExists(forKey: thumbnailKey))
         #expect(fixture.cache.imageFromMemory(forKey: url.absoluteString) == nil)
         #expect(try FileManager.default.attributesOfItem(atPath: originalFile)[.modificationDate] as? Date == before)

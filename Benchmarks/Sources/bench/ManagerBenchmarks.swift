@@ -24,7 +24,7 @@ enum ManagerBenchmarks {
         let keys = urls.map(\.absoluteString)
         let bare = Mutex<[String: Image]>([:])
         for (url, key) in zip(urls, keys) {
-            memoryCache.memoryCache.setValue(image, forKey: manager.cacheKey(for: url), cost: image.cost)
+            memoryCache.memoryCache.setValue(image, forKey: manager.cacheKey(for: url)!, cost: image.cost)
             bare.withLock { $0[key] = image }
         }
         let operations = 100_000

@@ -13,6 +13,10 @@ import Foundation
 ///   and whenever a store pushes the total past ``ImageCacheConfig/maxDiskSize``: expired entries go
 ///   first, then least recently used ones until the total is at most half the limit.
 ///
+/// - If the directory is removed while the process runs (a `tmp` cleaner, an operator), the next
+///   store or sweep creates it again and forgets the entries that went with it.
+/// - An empty key is no key: storing under it does nothing, and reading it is a miss.
+///
 /// Sizes are bytes allocated on disk (`st_blocks × 512`), which is what fills a disk.
 public actor DiskCache {
     /// The directory holding this cache's files.
@@ -50,16 +54,7 @@ public actor DiskCache {
         self.directory = directory
         self.config = config
         let path = directory.path
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            // Create missing parents with the same mode, then the directory itself.
-            var partial = ""
-            for component in path.split(separator: "/") {
-                partial += "/" + component
-                if mkdir(partial, 0o700) != 0 && errno != EEXIST {
-                    throw .directoryUnavailable(path: path, errno: errno)
-                }
-            }
-        }
+        try Self.makeDirectory(path)
         let listing = try DiskFile.list(path)
         var index: [String: Entry] = [:]
         var total = 0
@@ -93,6 +88,7 @@ public actor DiskCache {
     /// the access time. A file deleted behind the cache's back is a miss.
     /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` when the file exists but cannot be read.
     public func data(forKey key: String) throws(DiskCacheError) -> Data? {
+        guard !key.isEmpty else { return nil }
         if let name = indexedName(forKey: key) {
             let path = directory.path + "/" + name
             if let data = try DiskFile.read(path) {
@@ -124,12 +120,20 @@ public actor DiskCache {
     /// - Throws: ``DiskCacheError/writeFailed(path:errno:)`` (disk full, read-only, ...); the cache
     ///   then holds exactly what it held before.
     public func store(_ data: Data, forKey key: String, metadata: DiskCacheMetadata? = nil) throws(DiskCacheError) {
+        guard !key.isEmpty else { return }
         let name = DiskCacheFileName.make(forKey: key)
         let path = directory.path + "/" + name
         let encoded = metadata.flatMap { try? JSONEncoder().encode($0) }
-        // A sidecar can only exist for a name already on disk (the index knows every file at start).
-        let size = try DiskFile.write(data, to: path, metadata: encoded, durability: config.diskWriteDurability,
+        let size: Int
+        do {
+            // A sidecar can only exist for a name already on disk (the index knows every file at start).
+            size = try DiskFile.write(data, to: path, metadata: encoded, durability: config.diskWriteDurability,
                                       replacing: index[name] != nil)
+        } catch where error.errno == ENOENT {
+            // The directory went away behind our back: make it again, and the entries with it are gone.
+            guard try recreateDirectory() else { throw error }
+            size = try DiskFile.write(data, to: path, metadata: encoded, durability: config.diskWriteDurability, replacing: false)
+        }
         let now = Self.now()
         indexedBytes += size - (index[name]?.allocatedBytes ?? 0)
         index[name] = Entry(allocatedBytes: size, accessTime: now, modificationTime: now)
@@ -178,7 +182,7 @@ public actor DiskCache {
     /// - Returns: what was removed and what remains.
     @discardableResult
     public func removeExpiredData() -> DiskCacheSweepReport {
-        if let listing = try? DiskFile.list(directory.path) {
+        if let listing = currentListing() {
             var fresh: [String: Entry] = [:]
             var total = 0
             for file in listing where !file.name.hasPrefix(".") {
@@ -210,6 +214,55 @@ public actor DiskCache {
     }
 
     // MARK: - Internals
+
+    /// Creates `path` (mode 0700) and any missing parents with the same mode; an existing directory is fine.
+    /// - Returns: whether `path` itself was created (`false`: something already had that name).
+    /// - Throws: ``DiskCacheError/directoryUnavailable(path:errno:)``.
+    @discardableResult
+    private static func makeDirectory(_ path: String) throws(DiskCacheError) -> Bool {
+        if mkdir(path, 0o700) == 0 { return true }
+        guard errno != EEXIST else { return false }
+        var partial = ""
+        for component in path.split(separator: "/") {
+            partial += "/" + component
+            if mkdir(partial, 0o700) != 0 && errno != EEXIST {
+                throw .directoryUnavailable(path: path, errno: errno)
+            }
+        }
+        return true
+    }
+
+    /// Makes the directory again after it was removed and, once made, forgets every indexed entry:
+    /// they went with it.
+    /// - Returns: whether the directory was made (`false`: something has its name, so the failure
+    ///   that led here was not a missing directory).
+    /// - Throws: ``DiskCacheError/writeFailed(path:errno:)`` when the directory cannot be created.
+    private func recreateDirectory() throws(DiskCacheError) -> Bool {
+        let created: Bool
+        do {
+            created = try Self.makeDirectory(directory.path)
+        } catch {
+            throw .writeFailed(path: directory.path, errno: error.errno)
+        }
+        if created {
+            index.removeAll()
+            indexedBytes = 0
+        }
+        return created
+    }
+
+    /// The directory's files, making the directory again (and forgetting the index) if it is gone;
+    /// `nil` when it cannot be listed.
+    private func currentListing() -> [DiskFile.Listing]? {
+        do {
+            return try DiskFile.list(directory.path)
+        } catch where error.errno == ENOENT {
+            guard (try? recreateDirectory()) == true else { return nil }
+            return try? DiskFile.list(directory.path)
+        } catch {
+            return nil
+        }
+    }
 
     private func startSweeping() {
         removeExpiredData()

@@ -64,10 +64,16 @@ public final class ImageCache: ImageCaching {
     // MARK: ImageCaching
 
     /// Looks in memory, then on disk (per `query.cacheType`), decoding a disk hit with
-    /// `query.decodeOptions` and promoting it into memory unless `query.promotesToMemory` is false.
-    /// A disk file that fails to decode is removed and is a miss.
+    /// `query.decodeOptions`. The hit is promoted into memory only when `query.promotesToMemory` is
+    /// true *and* the decode gave the stored image itself (``DecodeOptions/decodesFullImage``): a
+    /// thumbnail or scaled-down decode is returned but never cached under the key of the full image.
+    /// A disk file that fails to decode is removed and is a miss. An empty key is a miss.
     /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` when a disk entry exists but cannot be read.
     public func query(forKey key: String, query: ImageCacheQuery = ImageCacheQuery()) async throws -> ImageCacheResult? {
+        guard !key.isEmpty else {
+            counters.add(\.misses)
+            return nil
+        }
         if query.cacheType.includesMemory, let image = memoryCache.value(forKey: key) {
             counters.addMemoryHit()
             var result = ImageCacheResult(image: image, data: nil, cacheType: .memory)
@@ -88,7 +94,7 @@ public final class ImageCache: ImageCaching {
             return nil
         }
         counters.add(\.diskHits)
-        if query.promotesToMemory && config.shouldCacheImagesInMemory {
+        if query.promotesToMemory && query.decodeOptions.decodesFullImage && config.shouldCacheImagesInMemory {
             storeInMemory(image, forKey: key)
         }
         let metadata = query.includesMetadata ? await diskCache.metadata(forKey: key) : nil
@@ -96,11 +102,13 @@ public final class ImageCache: ImageCaching {
     }
 
     /// Stores `image` in memory at once and its bytes on disk (the original `data`, or what the
-    /// ``serializer`` makes of the image), returning after the disk write.
+    /// ``serializer`` makes of the image), returning after the disk write. An empty key is no key:
+    /// nothing is stored.
     /// - Throws: ``DiskCacheError/writeFailed(path:errno:)`` (a full or read-only disk); the memory
     ///   tier keeps the image regardless.
     public func store(_ image: Image, data: Data? = nil, forKey key: String, cacheType: ImageCacheType = .all,
                       metadata: DiskCacheMetadata? = nil) async throws {
+        guard !key.isEmpty else { return }
         if cacheType.includesMemory && config.shouldCacheImagesInMemory {
             storeInMemory(image, forKey: key)
         }
@@ -115,7 +123,7 @@ public final class ImageCache: ImageCaching {
     @discardableResult
     public func storeInBackground(_ image: Image, data: Data? = nil, forKey key: String, cacheType: ImageCacheType = .all,
                                   metadata: DiskCacheMetadata? = nil) -> Task<Void, any Error> {
-        if cacheType.includesMemory && config.shouldCacheImagesInMemory {
+        if cacheType.includesMemory && config.shouldCacheImagesInMemory && !key.isEmpty {
             storeInMemory(image, forKey: key)
         }
         let diskOnly: ImageCacheType = cacheType.includesDisk ? .disk : .none
@@ -186,11 +194,12 @@ public final class ImageCache: ImageCaching {
         await diskCache?.removeExpiredData()
     }
 
-    /// Frees memory: empties the memory tier (images still referenced elsewhere stay reachable through
-    /// the weak tier) and the pool of spare pixel buffers. Call it when the process nears its memory
-    /// limit, or let ``MemoryPressureMonitor`` call it.
+    /// Frees memory: evicts every entry of the memory tier (images still referenced elsewhere stay
+    /// reachable through its weak in-use table, so an image being served is never decoded twice) and
+    /// drains the pool of spare pixel buffers. Call it when the process nears its memory limit, or
+    /// let ``MemoryPressureMonitor`` call it. ``clear(_:)`` is the call that forgets everything.
     public func handleMemoryPressure() {
-        memoryCache.removeAll()
+        memoryCache.trim(toCount: 0)
         PixelBufferPool.shared.drain()
     }
 

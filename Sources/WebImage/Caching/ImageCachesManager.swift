@@ -14,7 +14,9 @@ public final class ImageCachesManager: ImageCaching {
         case lowestOnly
         /// Every cache, one after another from the highest, stopping at the first hit (queries).
         case serial
-        /// Every cache at once.
+        /// Every cache at once: a query or `containsImage` answers with the first hit to arrive (a memory
+        /// hit in one cache beats a disk read in another) and cancels the rest; stores and removals
+        /// reach every cache together.
         case concurrent
     }
 
@@ -44,13 +46,11 @@ public final class ImageCachesManager: ImageCaching {
         }
     }
 
-    /// The first hit among the caches the query policy reaches, highest first.
-    /// - Throws: the first error a cache throws.
+    /// The first hit among the caches the query policy reaches: highest first, one after another
+    /// (``Policy/serial``), or the first to answer (``Policy/concurrent``, the others are cancelled).
+    /// - Throws: the first error a cache throws (``Policy/concurrent``: only when no cache hits).
     public func query(forKey key: String, query: ImageCacheQuery) async throws -> ImageCacheResult? {
-        for cache in targets(queryPolicy) {
-            if let result = try await cache.query(forKey: key, query: query) { return result }
-        }
-        return nil
+        try await firstAnswer(from: targets(queryPolicy)) { cache in try await cache.query(forKey: key, query: query) }
     }
 
     /// Stores in the caches the store policy reaches (concurrently when it reaches several).
@@ -73,13 +73,46 @@ public final class ImageCachesManager: ImageCaching {
         }
     }
 
-    /// The tier of the first cache (highest first, per the query policy) that holds `key`.
+    /// The tier of the first cache that holds `key`, asked as the query policy says (highest first,
+    /// or all at once with the first to answer winning).
     public func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
-        for cache in targets(queryPolicy) {
-            let found = await cache.containsImage(forKey: key, cacheType: cacheType)
-            if found != .none { return found }
+        let found = try? await firstAnswer(from: targets(queryPolicy)) { cache -> ImageCacheType? in
+            let tier = await cache.containsImage(forKey: key, cacheType: cacheType)
+            return tier == .none ? nil : tier
         }
-        return .none
+        return (found ?? nil) ?? .none
+    }
+
+    /// The first non-nil answer of `ask` over `caches`: one after another in order, or, with the
+    /// ``Policy/concurrent`` query policy, all at once, taking the first to arrive and cancelling the
+    /// rest. Errors are thrown only when no cache answers (the first error, in arrival order).
+    private func firstAnswer<Answer: Sendable>(from caches: [any ImageCaching],
+                                               _ ask: @escaping @Sendable (any ImageCaching) async throws -> Answer?) async throws -> Answer? {
+        guard queryPolicy == .concurrent, caches.count > 1 else {
+            for cache in caches {
+                if let answer = try await ask(cache) { return answer }
+            }
+            return nil
+        }
+        return try await withThrowingTaskGroup(of: Answer?.self) { group in
+            for cache in caches {
+                group.addTask { try await ask(cache) }
+            }
+            var firstError: (any Error)?
+            while let next = await group.nextResult() {
+                switch next {
+                case .success(let answer?):
+                    group.cancelAll()
+                    return answer
+                case .success(nil):
+                    continue
+                case .failure(let error):
+                    firstError = firstError ?? error
+                }
+            }
+            if let firstError { throw firstError }
+            return nil
+        }
     }
 
     /// Clears the caches the remove policy reaches, concurrently.

@@ -45,6 +45,14 @@ public struct DecodeOptions: Sendable, Hashable {
         self.scale = scale
     }
 
+    /// Whether these options decode an image exactly as stored: full size (no thumbnail size, no
+    /// ``maxPixelCount``), every frame, turned upright. Only such a decode may be cached under the
+    /// key of the bytes it came from; any other is a derived image (``ImageCache`` never promotes it).
+    public var decodesFullImage: Bool {
+        let thumbnail = thumbnailPixelSize.map { $0.width > 0 && $0.height > 0 } ?? false
+        return !thumbnail && (maxPixelCount ?? 0) <= 0 && !firstFrameOnly && applyOrientation
+    }
+
     /// The size a decode of a `source`-sized image produces under these options (before orientation).
     ///
     /// Follows SDWebImage's rules: a thumbnail size at least as large as the source in both

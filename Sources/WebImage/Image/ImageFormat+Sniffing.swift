@@ -33,20 +33,38 @@ extension ImageFormat {
         if ascii("RIFF") && ascii("WEBP", at: 8) { return .webp }
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
         if ascii("%PDF-") { return .pdf }
-        if ascii("ftyp", at: 4), b.count >= 12 {
-            switch String(decoding: b[8..<12], as: UTF8.self) {
-            case "heic", "heix", "hevc", "hevx", "heim", "heis": return .heic
-            case "mif1", "msf1", "heif": return .heif
-            case "avif", "avis": return .avif
-            default: return nil
-            }
-        }
+        if ascii("ftyp", at: 4), b.count >= 12 { return isoBrandFormat(of: b) }
         if ascii("BM"), b.count >= 14 { return .bmp }
         // ICO and CUR: reserved 0, type 1 or 2, then a non-zero image count.
         if b.count >= 6, b[0] == 0, b[1] == 0, b[2] == 1 || b[2] == 2, b[3] == 0, b[4] != 0 || b[5] != 0 {
             return .ico
         }
         return nil
+    }
+
+    /// The format an ISO-BMFF `ftyp` box names: its major brand when that is specific (AVIF or
+    /// HEVC), else the first specific compatible brand (AVIF writers often put `mif1` first), else
+    /// plain HEIF for the generic image brands. Only the brands within the bytes at hand are read.
+    private static func isoBrandFormat(of b: [UInt8]) -> ImageFormat? {
+        func brand(at offset: Int) -> ImageFormat? {
+            switch String(decoding: b[offset..<(offset + 4)], as: UTF8.self) {
+            case "avif", "avis": .avif
+            case "heic", "heix", "hevc", "hevx", "heim", "heis": .heic
+            case "mif1", "msf1", "miaf", "heif": .heif
+            default: nil
+            }
+        }
+        let major = brand(at: 8)
+        if let major, major != .heif { return major }
+        let boxSize = Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3])
+        let end = min(b.count, max(boxSize, 16))
+        var compatible: [ImageFormat] = []
+        var offset = 16
+        while offset + 4 <= end {
+            if let format = brand(at: offset) { compatible.append(format) }
+            offset += 4
+        }
+        return compatible.first { $0 != .heif } ?? major ?? compatible.first
     }
 
     private static func looksLikeSVG<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {

@@ -12,9 +12,16 @@ struct ImageLoadPipeline: Sendable {
     let key: String
     /// The key of the full-size, untransformed original.
     let originalKey: String
+    /// Whether anything is looked up in or stored to a cache: `false` when the key filter said
+    /// "cache nothing" (the keys then only name the result for the transformer).
+    let cachesResults: Bool
     let options: WebImageOptions
     let context: WebImageContext
+    /// Where the result is looked up and stored.
     let cache: any ImageCaching
+    /// Where the full-size original of a derived result is looked up and stored
+    /// (``WebImageContext/originalCache``, else ``cache``).
+    let originalCache: any ImageCaching
     let loader: any ImageLoader
     let coders: CoderRegistry
     let config: WebImageManagerConfig
@@ -46,8 +53,12 @@ struct ImageLoadPipeline: Sendable {
         var cached: ImageResult?
         var cachedMetadata: DiskCacheMetadata?
         if !options.contains(.fromLoaderOnly) {
-            if let hit = await query(key, tiers: context.queryCacheType, promotes: true) {
+            if let hit = await query(key, in: cache, tiers: resultQueryTiers, promotes: resultStoreTiers.includesMemory) {
                 counters.add(hit.cacheType == .memory ? \.memoryHits : \.diskHits)
+                if hit.cacheType == .disk && !decodeOptions.decodesFullImage {
+                    // The cache promotes only full decodes; this key names exactly what these options decode.
+                    await storeResultInMemory(hit.image, data: hit.data, metadata: hit.metadata)
+                }
                 cached = ImageResult(image: hit.image, data: hit.data, cacheType: hit.cacheType, url: url)
                 cachedMetadata = hit.metadata
             } else if isDerived, let derived = try await deriveFromOriginal() {
@@ -58,7 +69,8 @@ struct ImageLoadPipeline: Sendable {
                 guard options.contains(.refreshCached) else { return cached }
                 emit(.cachedImage(cached))
                 if cachedMetadata == nil, cached.cacheType == .memory {
-                    cachedMetadata = await query(originalKey, tiers: .disk, promotes: false)?.metadata
+                    cachedMetadata = await query(originalKey, in: isDerived ? originalCache : cache, tiers: cachesResults ? .disk : .none,
+                                                 promotes: false)?.metadata
                 }
             }
         }
@@ -81,13 +93,17 @@ struct ImageLoadPipeline: Sendable {
         }
         let image = try transform(downloaded.image)
         try await store(image, original: downloaded.image, data: downloaded.data, response: downloaded.response)
-        return ImageResult(image: image, data: downloaded.data, cacheType: .none, url: url)
+        // A derived result never carries the original's bytes: `data` always encodes `image` itself.
+        return ImageResult(image: image, data: isDerived ? nil : downloaded.data, cacheType: .none, url: url)
     }
 
     // MARK: Cache
 
+    /// The tiers the result is looked up in.
+    private var resultQueryTiers: ImageCacheType { cachesResults ? context.queryCacheType : .none }
+
     /// A cache query that treats an unreadable disk as a miss (the network still works).
-    private func query(_ key: String, tiers: ImageCacheType, promotes: Bool) async -> ImageCacheResult? {
+    private func query(_ key: String, in cache: any ImageCaching, tiers: ImageCacheType, promotes: Bool) async -> ImageCacheResult? {
         guard tiers != .none else { return nil }
         // Validators are only needed to revalidate; skipping them saves a metadata read per disk hit.
         let query = ImageCacheQuery(cacheType: tiers, decodeOptions: decodeOptions, promotesToMemory: promotes,
@@ -99,7 +115,8 @@ struct ImageLoadPipeline: Sendable {
     /// Makes the thumbnail or transformed result from the full-size original in the cache, without the
     /// network, and stores it under its own key. The original's bytes are never rewritten.
     private func deriveFromOriginal() async throws(WebImageError) -> (result: ImageResult, metadata: DiskCacheMetadata?)? {
-        guard let original = await query(originalKey, tiers: context.originalQueryCacheType, promotes: false) else { return nil }
+        guard let original = await query(originalKey, in: originalCache, tiers: cachesResults ? context.originalQueryCacheType : .none,
+                                         promotes: false) else { return nil }
         var image = original.image
         if original.cacheType == .memory, context.thumbnailPixelSize != nil || options.contains(.scaleDownLargeImages) {
             let size = decodeOptions.outputSize(forSource: image.size)
@@ -120,22 +137,24 @@ struct ImageLoadPipeline: Sendable {
         let metadata = DiskCacheMetadata(entityTag: response.validators.entityTag, lastModified: response.validators.lastModified,
                                          maxAge: response.maxAge)
         let resultData = isDerived ? nil : data
-        let originalTiers: ImageCacheType = !isDerived ? .none
+        let originalTiers: ImageCacheType = !isDerived || !cachesResults ? .none
             : options.contains(.cacheMemoryOnly) ? (context.originalStoreCacheType == .none ? .none : .memory)
             : context.originalStoreCacheType
-        if originalTiers.includesMemory && context.thumbnailPixelSize == nil && !options.contains(.scaleDownLargeImages) {
-            try? await cache.store(original, data: nil, forKey: originalKey, cacheType: .memory, metadata: nil)
+        let originalCache = self.originalCache, originalKey = self.originalKey
+        if originalTiers.includesMemory && decodeOptions.decodesFullImage {
+            try? await originalCache.store(original, data: nil, forKey: originalKey, cacheType: .memory, metadata: nil)
         }
         await storeResultInMemory(image, data: resultData, metadata: metadata)
         if originalTiers.includesDisk {
-            try await onDisk { try await cache.storeData(data, forKey: originalKey, metadata: metadata) }
+            try await onDisk { try await originalCache.storeData(data, forKey: originalKey, metadata: metadata) }
         }
         try await storeResultOnDisk(image, data: resultData, metadata: metadata)
     }
 
     /// The tiers the result is stored in.
     private var resultStoreTiers: ImageCacheType {
-        options.contains(.cacheMemoryOnly) ? (context.storeCacheType.includesMemory ? .memory : .none) : context.storeCacheType
+        guard cachesResults else { return .none }
+        return options.contains(.cacheMemoryOnly) ? (context.storeCacheType.includesMemory ? .memory : .none) : context.storeCacheType
     }
 
     /// Stores `image` under ``key`` in the store tiers: memory now, disk in the background unless
@@ -237,7 +256,7 @@ struct ImageLoadPipeline: Sendable {
         guard let transformer = context.transformer else { return image }
         if image.isAnimated && !options.contains(.transformAnimatedImage) { return image }
         do {
-            return try transformer.transform(image, forKey: key)
+            return try transformer.transformKeepingMetadata(image, forKey: key)
         } catch {
             throw .transformFailed(url: url, reason: "\(error)")
         }

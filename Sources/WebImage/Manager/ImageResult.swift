@@ -4,9 +4,13 @@ import Foundation
 public struct ImageResult: Sendable {
     /// The decoded (and, with a transformer, transformed) image.
     public var image: Image
-    /// The encoded bytes the image came from: the download, or the disk entry. `nil` for a memory
-    /// hit (unless ``WebImageOptions/queryMemoryData``) and for results derived from a cached
-    /// original (thumbnails and transforms).
+    /// Encoded bytes of ``image`` itself, so that image and bytes always match: the download of a
+    /// plain load, or the disk entry stored under the result's key (a cached thumbnail's own bytes).
+    /// `nil` for a thumbnail or transformed result made from other bytes (downloaded or derived from
+    /// the cached original: SDWebImage's rule), and for a memory hit unless
+    /// ``WebImageOptions/queryMemoryData`` reads the entry. With
+    /// ``WebImageOptions/scaleDownLargeImages`` a plain load keeps the source's bytes, which decode to
+    /// the full-size image the result was scaled from.
     public var data: Data?
     /// Where the image came from: ``ImageCacheType/memory``, ``ImageCacheType/disk``, or
     /// ``ImageCacheType/none`` for the network.

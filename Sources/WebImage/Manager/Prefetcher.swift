@@ -131,9 +131,13 @@ public actor Prefetcher {
         guard item.storesDataOnly else {
             return (try? await manager.loadImage(url: item.url, options: item.options, context: item.context)) != nil
         }
-        let cache = item.context.cache ?? manager.cache
+        // The bytes are the original: they go where originals go, under the original's key, or
+        // nowhere when the key filter says "cache nothing".
+        let cache = item.context.originalCache ?? item.context.cache ?? manager.cache
         let loader = item.context.loader ?? manager.loader
-        let key = item.context.cacheKeyFilter?.cacheKey(for: item.url) ?? item.url.absoluteString
+        guard let key = manager.originalCacheKey(for: item.url, absoluteString: item.url.absoluteString, context: item.context) else {
+            return false
+        }
         if await cache.containsImage(forKey: key, cacheType: .disk) != .none { return true }
         guard !manager.isFailedURL(item.url) || item.options.contains(.retryFailed), loader.canLoad(item.url) else { return false }
         do {

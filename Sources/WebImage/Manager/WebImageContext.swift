@@ -23,6 +23,7 @@ public struct WebImageContext: Sendable {
         var originalQueryCacheType: ImageCacheType = .disk
         var originalStoreCacheType: ImageCacheType = .disk
         var cache: (any ImageCaching)?
+        var originalCache: (any ImageCaching)?
         var loader: (any ImageLoader)?
         var coders: CoderRegistry?
         var thumbnailPixelSize: PixelSize?
@@ -101,6 +102,13 @@ public struct WebImageContext: Sendable {
         get { box.values.cache }
         set { update { $0.cache = newValue } }
     }
+    /// For a transformed or thumbnail load: the cache its full-size original is queried in and stored
+    /// to (SDWebImage's `originalImageCache`), so originals and derived images can live apart;
+    /// default `nil` (the same cache as the result: ``cache``, or the manager's).
+    public var originalCache: (any ImageCaching)? {
+        get { box.values.originalCache }
+        set { update { $0.originalCache = newValue } }
+    }
     /// A loader used instead of the manager's for this load; default `nil`.
     public var loader: (any ImageLoader)? {
         get { box.values.loader }
@@ -165,7 +173,8 @@ public struct WebImageContext: Sendable {
         cacheSerializer: (any CacheSerializer)? = nil, queryCacheType: ImageCacheType = .all,
         storeCacheType: ImageCacheType = .all, originalQueryCacheType: ImageCacheType = .disk,
         originalStoreCacheType: ImageCacheType = .disk, cache: (any ImageCaching)? = nil,
-        loader: (any ImageLoader)? = nil, coders: CoderRegistry? = nil, thumbnailPixelSize: PixelSize? = nil,
+        originalCache: (any ImageCaching)? = nil, loader: (any ImageLoader)? = nil, coders: CoderRegistry? = nil,
+        thumbnailPixelSize: PixelSize? = nil,
         preservesAspectRatio: Bool = true, scaleDownLimitBytes: Int? = nil, imageScaleFactor: Double? = nil,
         requestModifier: RequestModifier? = nil, responseModifier: ResponseModifier? = nil,
         decryptor: DataDecryptor? = nil, httpHeaders: [String: String] = [:]
@@ -173,7 +182,7 @@ public struct WebImageContext: Sendable {
         box = Box(Values(
             transformer: transformer, cacheKeyFilter: cacheKeyFilter, cacheSerializer: cacheSerializer,
             queryCacheType: queryCacheType, storeCacheType: storeCacheType, originalQueryCacheType: originalQueryCacheType,
-            originalStoreCacheType: originalStoreCacheType, cache: cache, loader: loader, coders: coders,
+            originalStoreCacheType: originalStoreCacheType, cache: cache, originalCache: originalCache, loader: loader, coders: coders,
             thumbnailPixelSize: thumbnailPixelSize, preservesAspectRatio: preservesAspectRatio,
             scaleDownLimitBytes: scaleDownLimitBytes, imageScaleFactor: imageScaleFactor, requestModifier: requestModifier,
             responseModifier: responseModifier, decryptor: decryptor, httpHeaders: httpHeaders))
@@ -194,7 +203,7 @@ public struct WebImageContext: Sendable {
     /// Whether two loads with these contexts may share one result: nothing the manager cannot
     /// compare (overridden roles, modifiers, serializer, decryptor) is set.
     var isShareable: Bool {
-        cache == nil && loader == nil && coders == nil && requestModifier == nil && responseModifier == nil
+        cache == nil && originalCache == nil && loader == nil && coders == nil && requestModifier == nil && responseModifier == nil
             && decryptor == nil && cacheSerializer == nil
     }
 }

@@ -111,13 +111,20 @@ public actor WebImageManager {
     /// ``WebImageContext/cacheKeyFilter``'s key), then `-Thumbnail(w,h,1)` for a thumbnail size (0 as
     /// the last number when the aspect ratio is not kept), then `-` and the transformer's key (unless empty), each
     /// inserted before the path's extension (`image.png` → `image-K.png`, query and fragment kept).
-    public nonisolated func cacheKey(for url: URL, context: WebImageContext = WebImageContext()) -> String {
+    /// `nil` when the key filter returns `nil` or an empty key: such a load is neither looked up in nor
+    /// stored to any cache.
+    public nonisolated func cacheKey(for url: URL, context: WebImageContext = WebImageContext()) -> String? {
         cacheKey(for: url, absoluteString: url.absoluteString, context: context)
     }
 
     /// ``cacheKey(for:context:)`` with the URL's `absoluteString` already at hand (it is not free).
-    private nonisolated func cacheKey(for url: URL, absoluteString: String, context: WebImageContext) -> String {
-        var key = context.cacheKeyFilter?.cacheKey(for: url) ?? absoluteString
+    private nonisolated func cacheKey(for url: URL, absoluteString: String, context: WebImageContext) -> String? {
+        originalCacheKey(for: url, absoluteString: absoluteString, context: context).map { Self.derivedKey(from: $0, context: context) }
+    }
+
+    /// `originalKey` with the context's thumbnail and transformer parts inserted.
+    private static func derivedKey(from originalKey: String, context: WebImageContext) -> String {
+        var key = originalKey
         if let size = context.thumbnailPixelSize, size.width > 0, size.height > 0 {
             key = CacheKeys.inserting(CacheKeys.thumbnailPart(size, preservesAspectRatio: context.preservesAspectRatio), into: key)
         }
@@ -127,9 +134,11 @@ public actor WebImageManager {
         return key
     }
 
-    /// The key of the full-size, untransformed image.
-    private nonisolated func originalCacheKey(for url: URL, context: WebImageContext) -> String {
-        context.cacheKeyFilter?.cacheKey(for: url) ?? url.absoluteString
+    /// The key of the full-size, untransformed image; `nil` when the key filter says "cache nothing".
+    nonisolated func originalCacheKey(for url: URL, absoluteString: String, context: WebImageContext) -> String? {
+        guard let filter = context.cacheKeyFilter else { return absoluteString }
+        guard let key = filter.cacheKey(for: url), !key.isEmpty else { return nil }
+        return key
     }
 
     private nonisolated func load(url: URL?, options: WebImageOptions, context: WebImageContext,
@@ -161,8 +170,8 @@ public actor WebImageManager {
         guard let imageCache, !context.overridesCache, context.queryCacheType.includesMemory,
               options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .allowInvalidSSLCertificates]),
               !Task.isCancelled, options.contains(.retryFailed) || !blocklist.contains(url),
-              let image = imageCache.memoryHit(forKey: context.derivesCacheKey ? cacheKey(for: url, absoluteString: absoluteString, context: context)
-                                                                             : absoluteString)
+              let key = context.derivesCacheKey ? cacheKey(for: url, absoluteString: absoluteString, context: context) : absoluteString,
+              let image = imageCache.memoryHit(forKey: key)
         else { return nil }
         return image
     }
@@ -178,21 +187,25 @@ public actor WebImageManager {
             throw .unsupportedOption("allowInvalidSSLCertificates (URLSession on Linux verifies every certificate and cannot skip it per request; use a trusted certificate or an ImageLoader of your own)", url: url)
         }
         if !options.contains(.retryFailed) && blocklist.contains(url) { throw .blockedURL(url) }
-        let key = cacheKey(for: url, context: context)
+        let absoluteString = url.absoluteString
+        let key = cacheKey(for: url, absoluteString: absoluteString, context: context)
 
         if config.optionsProcessor != nil,
-           let image = memoryHit(url: url, absoluteString: url.absoluteString, options: options, context: context) {
+           let image = memoryHit(url: url, absoluteString: absoluteString, options: options, context: context) {
             counters.add(\.memoryHits)
             return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
         }
 
+        // Without a cache key the pipeline still names its result (the transformer sees the name) but caches nothing.
+        let originalKey = originalCacheKey(for: url, absoluteString: absoluteString, context: context)
         let pipeline = ImageLoadPipeline(
-            url: url, key: key, originalKey: originalCacheKey(for: url, context: context), options: options, context: context,
-            cache: context.cache ?? cache, loader: context.loader ?? loader, coders: context.coders ?? coders,
-            config: config, counters: counters)
+            url: url, key: key ?? Self.derivedKey(from: absoluteString, context: context), originalKey: originalKey ?? absoluteString,
+            cachesResults: originalKey != nil, options: options, context: context, cache: context.cache ?? cache,
+            originalCache: context.originalCache ?? context.cache ?? cache, loader: context.loader ?? loader,
+            coders: context.coders ?? coders, config: config, counters: counters)
         let blocklist = self.blocklist
         let retriesFailed = options.contains(.retryFailed)
-        let shareKey = context.isShareable ? Self.shareKey(key: key, options: options, context: context) : UUID().uuidString
+        let shareKey = context.isShareable ? Self.shareKey(key: key, url: url, options: options, context: context) : UUID().uuidString
         do {
             return try await coalescer.load(key: shareKey, events: events, joined: { if $0 { counters.add(\.joins) } }) { (emit) async throws(WebImageError) -> ImageResult in
                 do throws(WebImageError) {
@@ -210,8 +223,10 @@ public actor WebImageManager {
     }
 
     /// What distinguishes loads that may share one result besides the cache key.
-    private static func shareKey(key: String, options: WebImageOptions, context: WebImageContext) -> String {
-        var parts = [key, String(options.resultAffecting.rawValue), "\(context.queryCacheType)", "\(context.storeCacheType)",
+    /// A load without a cache key (its key filter said "cache nothing") shares only with loads of
+    /// the same URL that cache nothing either.
+    private static func shareKey(key: String?, url: URL, options: WebImageOptions, context: WebImageContext) -> String {
+        var parts = [key ?? "\u{1}uncached " + url.absoluteString, String(options.resultAffecting.rawValue), "\(context.queryCacheType)", "\(context.storeCacheType)",
                      "\(context.originalQueryCacheType)", "\(context.originalStoreCacheType)",
                      context.scaleDownLimitBytes.map(String.init) ?? "", context.imageScaleFactor.map { "\($0)" } ?? ""]
         parts += context.httpHeaders.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
@@ -259,6 +274,6 @@ public actor WebImageManager {
 
     /// The callers waiting on the shared load of `url` with `options` and `context`.
     nonisolated func callerCount(url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()) -> Int {
-        coalescer.callerCount(forKey: Self.shareKey(key: cacheKey(for: url, context: context), options: options, context: context))
+        coalescer.callerCount(forKey: Self.shareKey(key: cacheKey(for: url, context: context), url: url, options: options, context: context))
     }
 }

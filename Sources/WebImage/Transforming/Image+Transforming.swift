@@ -15,6 +15,16 @@ extension Image {
                      laterFrames: later, firstFrameDuration: firstFrameDuration)
     }
 
+    /// This image with `source`'s ``format`` and ``scale`` (the pixels, orientation and frames are
+    /// this image's own, shared, not copied): what ``ImageTransformer/preservesImageMetadata`` keeps.
+    /// Returns `self` when both already match.
+    func keepingMetadata(of source: Image) -> Image {
+        guard format != source.format || scale != source.scale else { return self }
+        return Image(storage: storage, width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
+                     format: source.format, scale: source.scale, orientation: orientation,
+                     laterFrames: laterFrames, firstFrameDuration: firstFrameDuration)
+    }
+
     /// A new image over `storage` (tightly packed rows of `pixelFormat`) that keeps this image's
     /// source format and scale.
     func derived(storage: PixelStorage, width: Int, height: Int, pixelFormat: PixelFormat) -> Image {

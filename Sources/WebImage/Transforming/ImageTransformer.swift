@@ -19,4 +19,23 @@ public protocol ImageTransformer: Sendable {
     /// - Throws: an error saying why the image cannot be transformed (an empty crop, say);
     ///   ``WebImageManager`` reports it as ``WebImageError/transformFailed(url:reason:)``.
     func transform(_ image: Image, forKey key: String) throws -> Image
+
+    /// Whether ``WebImageManager`` gives the transformed image the input's metadata (its source
+    /// ``Image/format`` and ``Image/scale``), as SDWebImage's `preserveImageMetadata` does; default
+    /// `true`. The default cache serializer then stores a transformed image in its source's format.
+    /// Return `false` from a transformer whose output is deliberately another format or scale.
+    var preservesImageMetadata: Bool { get }
+}
+
+extension ImageTransformer {
+    /// `true`: a transformed image keeps its input's format and scale.
+    public var preservesImageMetadata: Bool { true }
+
+    /// Transforms `image` and, when ``preservesImageMetadata`` is true, gives the result the input's
+    /// format and scale: how ``WebImageManager`` runs a transformer.
+    /// - Throws: what ``transform(_:forKey:)`` throws.
+    func transformKeepingMetadata(_ image: Image, forKey key: String) throws -> Image {
+        let result = try transform(image, forKey: key)
+        return preservesImageMetadata ? result.keepingMetadata(of: image) : result
+    }
 }

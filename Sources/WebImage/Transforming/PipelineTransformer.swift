@@ -13,9 +13,14 @@ public struct PipelineTransformer: ImageTransformer {
     /// which then adds nothing to cache keys).
     public var key: String { transformers.map(\.key).joined(separator: "-") }
 
-    /// Returns `image` passed through every transformer in turn.
+    /// Whether every transformer keeps its input's metadata (`true` for an empty pipeline): one that
+    /// opts out decides the pipeline's result. Each stage's own choice applies between stages.
+    public var preservesImageMetadata: Bool { transformers.allSatisfy(\.preservesImageMetadata) }
+
+    /// Returns `image` passed through every transformer in turn, each stage keeping its input's
+    /// metadata unless it opts out (see ``ImageTransformer/preservesImageMetadata``).
     /// - Throws: the first error a transformer throws; the later ones do not run.
     public func transform(_ image: Image, forKey key: String) throws -> Image {
-        try transformers.reduce(image) { partial, transformer in try transformer.transform(partial, forKey: key) }
+        try transformers.reduce(image) { partial, transformer in try transformer.transformKeepingMetadata(partial, forKey: key) }
     }
 }
