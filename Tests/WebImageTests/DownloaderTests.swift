@@ -27,6 +27,16 @@ final class Gate: Sendable {
         server = try TestHTTPServer()
     }
 
+    /// `config` with time-outs far beyond any wait of these tests (ten minutes, scaled), so that a
+    /// reply held behind a gate on a slow or loaded machine is never cut off by the downloader's
+    /// 15-second default: these tests are about order and sharing, not time-outs.
+    static func patient(_ config: DownloaderConfig = DownloaderConfig()) -> DownloaderConfig {
+        var config = config
+        config.downloadTimeout = .seconds(600) * testTimeScale
+        config.idleTimeout = .seconds(600) * testTimeScale
+        return config
+    }
+
     func slow(_ delay: Duration = .milliseconds(300)) -> TestResponse {
         TestResponse(body: body, delayBeforeHeaders: delay)
     }
@@ -34,7 +44,7 @@ final class Gate: Sendable {
     @Test func hundredConcurrentCallersShareOneRequest() async throws {
         let gate = Gate()
         gatedRoutes(["/shared.bin"], gate: gate, body: body)
-        let downloader = Downloader()
+        let downloader = Downloader(config: Self.patient())
         let url = server.url("/shared.bin")
         let tasks = (0..<100).map { _ in Task { try await downloader.load(ImageLoadRequest(url: url)).data } }
         try await waitUntil { downloader.callerCount(for: ImageLoadRequest(url: url)) == 100 }
@@ -63,13 +73,15 @@ final class Gate: Sendable {
     @Test func cancellingOneOfTwoCallersLeavesTheOtherServed() async throws {
         let gate = Gate()
         gatedRoutes(["/two.bin"], gate: gate, body: body)
-        let downloader = Downloader()
+        let downloader = Downloader(config: Self.patient())
         let url = server.url("/two.bin")
         let first = Task { try await downloader.load(ImageLoadRequest(url: url)) }
         let second = Task { try await downloader.load(ImageLoadRequest(url: url)) }
         try await waitUntil { downloader.callerCount(for: ImageLoadRequest(url: url)) == 2 }
         first.cancel()
         await #expect(throws: WebImageError.cancelled(url: url)) { try await first.value }
+        // The caller stops waiting at once; the download forgets it on its own queue just after.
+        try await waitUntil { downloader.callerCount(for: ImageLoadRequest(url: url)) == 1 }
         #expect(downloader.callerCount(for: ImageLoadRequest(url: url)) == 1)
         gate.open()
         #expect(try await second.value.data == body)
@@ -77,11 +89,12 @@ final class Gate: Sendable {
     }
 
     @Test func cancellingEveryCallerClosesTheConnection() async throws {
-        server.route("/drip.bin", TestResponse(body: body, drip: (chunkSize: 100, interval: .milliseconds(50))))
-        let downloader = Downloader()
+        // 100 s of drip: the cancel lands mid-body however slowly a loaded machine runs this test.
+        server.route("/drip.bin", TestResponse(body: body, drip: (chunkSize: 20, interval: .milliseconds(100))))
+        let downloader = Downloader(config: Self.patient())
         let task = Task { try await downloader.load(ImageLoadRequest(url: server.url("/drip.bin"))) }
-        try await waitUntil { server.requestCount(for: "/drip.bin") == 1 }
-        try await Task.sleep(for: .milliseconds(100))
+        // Mid-body: the server has sent part of it.
+        try await waitUntil { server.bytesSent(for: "/drip.bin") > 0 }
         task.cancel()
         do {
             _ = try await task.value
@@ -131,7 +144,7 @@ final class Gate: Sendable {
                 return TestResponse(body: Data([2]))
             }
         }
-        let downloader = Downloader(config: config)
+        let downloader = Downloader(config: Self.patient(config))
         let blocker = Task { try await downloader.load(ImageLoadRequest(url: server.url("/blocker"))) }
         try await waitUntil { server.requestCount(for: "/blocker") == 1 }
         var tasks: [Task<ImageLoadResponse, any Error>] = []
@@ -166,7 +179,7 @@ final class Gate: Sendable {
                 return TestResponse(body: Data([2]))
             }
         }
-        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: 1))
+        let downloader = Downloader(config: Self.patient(DownloaderConfig(maxConcurrentDownloads: 1)))
         let blocker = Task { try await downloader.load(ImageLoadRequest(url: server.url("/blocker"))) }
         try await waitUntil { server.requestCount(for: "/blocker") == 1 }
         let first = Task { try await downloader.load(ImageLoadRequest(url: server.url("/first"))) }
@@ -199,7 +212,7 @@ final class Gate: Sendable {
     @Test func raisingTheLimitWhileRunningStartsQueuedDownloads() async throws {
         let gate = Gate()
         gatedRoutes((0..<4).map { "/limit\($0)" }, gate: gate)
-        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: 1))
+        let downloader = Downloader(config: Self.patient(DownloaderConfig(maxConcurrentDownloads: 1)))
         let tasks = (0..<4).map { index in
             Task { try await downloader.load(ImageLoadRequest(url: server.url("/limit\(index)"))) }
         }
@@ -474,20 +487,24 @@ final class Gate: Sendable {
     }
 
     @Test func leavingTheEventLoopEarlyCancelsTheDownload() async throws {
-        server.route("/leave", TestResponse(body: body, drip: (chunkSize: 100, interval: .milliseconds(50))))
-        let downloader = Downloader()
+        // 100 s of drip: the loop is left mid-body however slowly a loaded machine runs this test.
+        server.route("/leave", TestResponse(body: body, drip: (chunkSize: 20, interval: .milliseconds(100))))
+        let downloader = Downloader(config: Self.patient())
         for try await event in downloader.events(for: ImageLoadRequest(url: server.url("/leave"))) {
             guard case .progress = event else { Issue.record("the download should not finish"); break }
             break
         }
         try await waitUntil { server.closedByClientCount(for: "/leave") == 1 }
         #expect(server.closedByClientCount(for: "/leave") == 1)
+        // The connection closes first; the download's bookkeeping ends on its own queue just after.
+        try await waitUntil { downloader.currentDownloadCount == 0 }
         #expect(downloader.currentDownloadCount == 0)
     }
 
     @Test func cancelAllFailsEveryCallerAndClosesTheConnections() async throws {
-        for index in 0..<3 { server.route("/all\(index)", TestResponse(body: body, drip: (chunkSize: 100, interval: .milliseconds(50)))) }
-        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: 2))
+        // 100 s of drip each: cancelAll lands mid-body however slowly a loaded machine runs this test.
+        for index in 0..<3 { server.route("/all\(index)", TestResponse(body: body, drip: (chunkSize: 20, interval: .milliseconds(100)))) }
+        let downloader = Downloader(config: Self.patient(DownloaderConfig(maxConcurrentDownloads: 2)))
         let tasks = (0..<3).map { index in Task { try await downloader.load(ImageLoadRequest(url: server.url("/all\(index)"))) } }
         try await waitUntil { server.totalRequestCount == 2 }
         downloader.cancelAll()
@@ -502,7 +519,7 @@ final class Gate: Sendable {
     @Test func thePerHostLimitHoldsBackExtraDownloads() async throws {
         let gate = Gate()
         gatedRoutes((0..<3).map { "/host\($0)" }, gate: gate)
-        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: 6, maxConcurrentDownloadsPerHost: 2))
+        let downloader = Downloader(config: Self.patient(DownloaderConfig(maxConcurrentDownloads: 6, maxConcurrentDownloadsPerHost: 2)))
         let tasks = (0..<3).map { index in Task { try await downloader.load(ImageLoadRequest(url: server.url("/host\(index)"))) } }
         try await waitUntil { downloader.queuedDownloadCount + downloader.currentDownloadCount == 3 }
         #expect(downloader.currentDownloadCount == 2)
