@@ -19,14 +19,20 @@ let package = Package(
             pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg-dev"])]
         ),
+        // giflib has no pkg-config file on Debian: linked by name.
+        .systemLibrary(
+            name: "CLibGIF",
+            providers: [.apt(["libgif-dev"])]
+        ),
         // C shims: all setjmp/longjmp error handling lives here, never in Swift.
         .target(name: "CPNG", dependencies: ["CLibPNG"]),
         .target(name: "CJPEG", dependencies: ["CLibJPEG"]),
+        .target(name: "CGIF", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
         .target(
             name: "WebImage",
-            dependencies: ["CPNG", "CJPEG", "CFileSystem"],
+            dependencies: ["CPNG", "CJPEG", "CGIF", "CFileSystem"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         .executableTarget(name: "webimage", dependencies: ["WebImage"]),

@@ -59,4 +59,36 @@ enum Corpus {
     static func entries(format: String) -> [Entry] {
         entries.filter { $0.format == format && !$0.path.hasPrefix("large/") }
     }
+
+    /// One row of FRAMES.tsv: one composited frame of an animated file.
+    struct Frame: Sendable {
+        var path: String
+        var index: Int
+        var frameCount: Int
+        var canvasWidth: Int
+        var canvasHeight: Int
+        /// The stored delay in milliseconds, when the file has one.
+        var durationMilliseconds: Int?
+        /// The stored loop count, when the file has one.
+        var loop: Int?
+        var rgbaSHA256: String
+        /// Whether a correct decoder must produce this row (the references agree).
+        var binding: Bool
+    }
+
+    /// Every FRAMES.tsv row.
+    static let frames: [Frame] = {
+        let file = root.appendingPathComponent("FRAMES.tsv")
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else {
+            fatalError("The test corpus is missing: expected \(file.path)")
+        }
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard f.count >= 11, let index = Int(f[1]), let count = Int(f[2]), let width = Int(f[3]), let height = Int(f[4]) else {
+                return nil
+            }
+            return Frame(path: String(f[0]), index: index, frameCount: count, canvasWidth: width, canvasHeight: height,
+                         durationMilliseconds: Int(f[5]), loop: Int(f[6]), rgbaSHA256: String(f[7]), binding: f[10] == "yes")
+        }
+    }()
 }

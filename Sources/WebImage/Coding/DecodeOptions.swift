@@ -4,6 +4,13 @@ public struct DecodeOptions: Sendable, Hashable {
     /// allocating anything: 100 million pixels (400 MB as RGBA). Protects servers from decompression bombs.
     public static let defaultPixelCountLimit = 100_000_000
 
+    /// The most frames an animation may have before its decode is refused: 1,000.
+    public static let defaultMaxFrameCount = 1_000
+
+    /// The most bytes all frames of an animation may take decoded (RGBA canvases) before its decode is
+    /// refused: 256 MiB (a 380-frame 472×298 GIF takes 214 MB).
+    public static let defaultMaxAnimationByteCount = 256 << 20
+
     /// SDWebImage's scale-down limit for ``maxPixelCount``: 60 MB of RGBA pixels (15,728,640 pixels).
     public static let scaleDownPixelCount = 60 * 1024 * 1024 / 4
 
@@ -25,8 +32,14 @@ public struct DecodeOptions: Sendable, Hashable {
     /// Turn the pixels upright according to the file's EXIF orientation; default `true`.
     /// When `false`, the image keeps the stored pixels and reports the orientation in ``Image/orientation``.
     public var applyOrientation: Bool
-    /// Decode only the first frame of an animated image; default `false`.
+    /// Decode only the first frame of an animated image (the rest is never decoded); default `false`.
     public var firstFrameOnly: Bool
+    /// Refuse animations with more frames than this, with ``ImageCodingError/animationTooLarge(frameCount:byteCount:frameLimit:byteLimit:)``,
+    /// before allocating any frame; default ``defaultMaxFrameCount``. Not checked with ``firstFrameOnly``.
+    public var maxFrameCount: Int
+    /// Refuse animations whose frames would take more bytes than this decoded (frames × canvas × 4),
+    /// before allocating any frame; default ``defaultMaxAnimationByteCount``. Not checked with ``firstFrameOnly``.
+    public var maxAnimationByteCount: Int
     /// The ``Image/scale`` to give the result (pixels per point); default 1.
     public var scale: Double
 
@@ -34,7 +47,8 @@ public struct DecodeOptions: Sendable, Hashable {
     public init(
         thumbnailPixelSize: PixelSize? = nil, preservesAspectRatio: Bool = true, maxPixelCount: Int? = nil,
         pixelCountLimit: Int = DecodeOptions.defaultPixelCountLimit, applyOrientation: Bool = true,
-        firstFrameOnly: Bool = false, scale: Double = 1
+        firstFrameOnly: Bool = false, scale: Double = 1, maxFrameCount: Int = DecodeOptions.defaultMaxFrameCount,
+        maxAnimationByteCount: Int = DecodeOptions.defaultMaxAnimationByteCount
     ) {
         self.thumbnailPixelSize = thumbnailPixelSize
         self.preservesAspectRatio = preservesAspectRatio
@@ -43,6 +57,22 @@ public struct DecodeOptions: Sendable, Hashable {
         self.applyOrientation = applyOrientation
         self.firstFrameOnly = firstFrameOnly
         self.scale = scale
+        self.maxFrameCount = maxFrameCount
+        self.maxAnimationByteCount = maxAnimationByteCount
+    }
+
+    /// Throws unless an animation of `frameCount` canvases of `canvas` fits ``maxFrameCount`` and
+    /// ``maxAnimationByteCount`` (always fits with ``firstFrameOnly``).
+    /// - Throws: ``ImageCodingError/animationTooLarge(frameCount:byteCount:frameLimit:byteLimit:)``.
+    func checkAnimationBudget(frameCount: Int, canvas: PixelSize) throws(ImageCodingError) {
+        guard !firstFrameOnly, frameCount > 1 else { return }
+        let (perFrame, overflow) = canvas.pixelCount.multipliedReportingOverflow(by: 4)
+        let (total, overflowTotal) = perFrame.multipliedReportingOverflow(by: frameCount)
+        let byteCount = overflow || overflowTotal ? Int.max : total
+        if frameCount > maxFrameCount || byteCount > maxAnimationByteCount {
+            throw .animationTooLarge(frameCount: frameCount, byteCount: byteCount, frameLimit: maxFrameCount,
+                                     byteLimit: maxAnimationByteCount)
+        }
     }
 
     /// Whether these options decode an image exactly as stored: full size (no thumbnail size, no

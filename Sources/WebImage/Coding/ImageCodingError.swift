@@ -13,6 +13,9 @@ public enum ImageCodingError: Error, Sendable, Hashable, CustomStringConvertible
     case truncatedData(format: ImageFormat)
     /// The header declares more pixels than ``DecodeOptions/pixelCountLimit`` allows; nothing was allocated.
     case imageTooLarge(width: Int, height: Int, limit: Int)
+    /// An animation has more frames than ``DecodeOptions/maxFrameCount``, or its frames would take more
+    /// than ``DecodeOptions/maxAnimationByteCount`` bytes decoded; refused before any frame was allocated.
+    case animationTooLarge(frameCount: Int, byteCount: Int, frameLimit: Int, byteLimit: Int)
     /// An allocation for pixels failed.
     case insufficientMemory(byteCount: Int)
     /// No coder can write `format`, or not from `pixelFormat`.
@@ -37,6 +40,9 @@ public enum ImageCodingError: Error, Sendable, Hashable, CustomStringConvertible
             "the \(format) data ends before the image is complete (truncated file or download)"
         case .imageTooLarge(let width, let height, let limit):
             "the image declares \(width)x\(height) pixels, more than the limit of \(limit) pixels (DecodeOptions.pixelCountLimit)"
+        case .animationTooLarge(let frameCount, let byteCount, let frameLimit, let byteLimit):
+            "the animation has \(frameCount) frames (\(byteCount) bytes decoded), more than the limits of \(frameLimit) frames "
+                + "and \(byteLimit) bytes (DecodeOptions.maxFrameCount, maxAnimationByteCount; or decode the first frame only)"
         case .insufficientMemory(let byteCount):
             "could not allocate \(byteCount) bytes for pixels"
         case .unsupportedEncoding(let format, let pixelFormat):

@@ -7,7 +7,9 @@ import Foundation
 /// Read them without copying through ``withUnsafePixels(_:)`` or ``withUnsafeRow(_:_:)``, or as
 /// ``pixels`` (a `Data` that shares the image's memory).
 ///
-/// An animated image holds its first frame as itself and every frame in ``frames``.
+/// An animated image holds its first frame as itself and every frame in ``frames``: each frame is the
+/// whole canvas after compositing (disposal and blending applied, as a browser shows it) with its own
+/// duration, and the image has a ``loopCount``. ``cost`` counts every frame.
 public final class Image: Sendable {
     /// The width in pixels (at least 1).
     public let width: Int
@@ -32,12 +34,19 @@ public final class Image: Sendable {
     let laterFrames: [ImageFrame]
     /// How long the first frame shows in an animation.
     let firstFrameDuration: Duration
+    /// The first frame's delay as the file stores it.
+    let firstFrameStoredDuration: Duration
+    /// How many times an animation plays: 0 means forever (GIF's NETSCAPE loop count, APNG's
+    /// `num_plays`, WebP's loop count); 1 for a GIF without a loop extension, which plays once, as
+    /// browsers and SDWebImage do. 0 for still images.
+    public let loopCount: Int
 
     /// Wraps pixels a decoder has written into `storage`. Internal: callers guarantee the geometry.
     init(
         storage: PixelStorage, width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int,
         format: ImageFormat = .unknown, scale: Double = 1, orientation: ImageOrientation = .up,
-        laterFrames: [ImageFrame] = [], firstFrameDuration: Duration = .zero
+        laterFrames: [ImageFrame] = [], firstFrameDuration: Duration = .zero, firstFrameStoredDuration: Duration? = nil,
+        loopCount: Int = 0
     ) {
         precondition(width > 0 && height > 0 && bytesPerRow >= width * pixelFormat.bytesPerPixel)
         precondition(storage.capacity >= bytesPerRow * height)
@@ -51,6 +60,8 @@ public final class Image: Sendable {
         self.orientation = orientation
         self.laterFrames = laterFrames
         self.firstFrameDuration = firstFrameDuration
+        self.firstFrameStoredDuration = firstFrameStoredDuration ?? firstFrameDuration
+        self.loopCount = loopCount
         pixelData = Data(bytesNoCopy: storage.bytes, count: bytesPerRow * height, deallocator: .custom { _, _ in
             withExtendedLifetime(storage) {}
         })
@@ -143,7 +154,16 @@ public final class Image: Sendable {
 
     /// Every frame, first to last: a still image has one, itself.
     public var frames: [ImageFrame] {
-        [ImageFrame(image: self, duration: firstFrameDuration)] + laterFrames
+        [ImageFrame(image: self, duration: firstFrameDuration, storedDuration: firstFrameStoredDuration)] + laterFrames
+    }
+
+    /// A new image whose first frame has `first`'s pixels and whose later frames are `later`, keeping
+    /// this image's timing and loop count; format and scale are `first`'s.
+    func replacingFrames(first: Image, later: [ImageFrame]) -> Image {
+        Image(storage: first.storage, width: first.width, height: first.height, pixelFormat: first.pixelFormat,
+              bytesPerRow: first.bytesPerRow, format: first.format, scale: first.scale, orientation: first.orientation,
+              laterFrames: later, firstFrameDuration: firstFrameDuration, firstFrameStoredDuration: firstFrameStoredDuration,
+              loopCount: loopCount)
     }
 }
 
@@ -151,12 +171,17 @@ public final class Image: Sendable {
 public struct ImageFrame: Sendable {
     /// The frame's pixels, composed to the full canvas size.
     public let image: Image
-    /// How long the frame shows; `.zero` for still images.
+    /// How long the frame shows; `.zero` for still images. For GIF, delays under 20 ms show for 100 ms,
+    /// as browsers play them.
     public let duration: Duration
+    /// The delay as the file stores it (a GIF's 0 or 10 ms, before the browser rule above).
+    public let storedDuration: Duration
 
     /// Creates a frame that shows `image` for `duration`.
-    public init(image: Image, duration: Duration) {
+    /// - Parameter storedDuration: the delay the file stores; default (`nil`) `duration`.
+    public init(image: Image, duration: Duration, storedDuration: Duration? = nil) {
         self.image = image
         self.duration = duration
+        self.storedDuration = storedDuration ?? duration
     }
 }

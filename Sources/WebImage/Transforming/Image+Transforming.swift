@@ -8,11 +8,9 @@ extension Image {
         let first = try body(try Self.upright(self))
         guard !laterFrames.isEmpty else { return first }
         let later = try laterFrames.map { frame in
-            ImageFrame(image: try body(try Self.upright(frame.image)), duration: frame.duration)
+            ImageFrame(image: try body(try Self.upright(frame.image)), duration: frame.duration, storedDuration: frame.storedDuration)
         }
-        return Image(storage: first.storage, width: first.width, height: first.height, pixelFormat: first.pixelFormat,
-                     bytesPerRow: first.bytesPerRow, format: first.format, scale: first.scale, orientation: .up,
-                     laterFrames: later, firstFrameDuration: firstFrameDuration)
+        return replacingFrames(first: first, later: later)
     }
 
     /// This image with `source`'s ``format`` and ``scale`` (the pixels, orientation and frames are
@@ -21,8 +19,8 @@ extension Image {
     func keepingMetadata(of source: Image) -> Image {
         guard format != source.format || scale != source.scale else { return self }
         return Image(storage: storage, width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
-                     format: source.format, scale: source.scale, orientation: orientation,
-                     laterFrames: laterFrames, firstFrameDuration: firstFrameDuration)
+                     format: source.format, scale: source.scale, orientation: orientation, laterFrames: laterFrames,
+                     firstFrameDuration: firstFrameDuration, firstFrameStoredDuration: firstFrameStoredDuration, loopCount: loopCount)
     }
 
     /// A new image over `storage` (tightly packed rows of `pixelFormat`) that keeps this image's

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite struct GIFCoderTests {
+    /// Pillow (the manifest's reference) grows the canvas to hold a frame that reaches outside it;
+    /// WebImage clips frames to the declared canvas, as browsers do.
+    static let canvasGrownByPillow: Set<String> = ["gif/valid/wuffs/artificial-gif/frame-out-of-bounds.gif"]
+
+    @Test func everyValidCorpusGIFsFirstFrameMatchesItsReference() throws {
+        let entries = Corpus.entries(format: "GIF").filter { $0.valid && !Self.canvasGrownByPillow.contains($0.path) }
+        #expect(entries.count > 35)
+        for entry in entries {
+            let image = try GIFCoder().decode(try entry.data)
+            #expect(image.format == .gif, "\(entry)")
+            #expect(image.width == entry.width && image.height == entry.height, "\(entry)")
+            #expect(image.rgbaSHA256() == entry.expectedRGBASHA256, "\(entry)")
+        }
+    }
+
+    @Test func everyBindingFrameOfTheCorpusMatches() throws {
+        let rows = Corpus.frames.filter { $0.path.hasPrefix("gif/") }
+        let binding = rows.filter(\.binding)
+        #expect(binding.count > 400)
+        for (path, frames) in Dictionary(grouping: binding, by: \.path) {
+            let image = try GIFCoder().decode(try Data(contentsOf: Corpus.root.appendingPathComponent(path)))
+            let all = image.frames
+            #expect(all.count == frames[0].frameCount, "\(path)")
+            // Hashing every frame of the 380-frame file costs half a minute in a debug build: a sample of it.
+            let checked = frames.filter { frames.count < 100 || $0.index % 25 == 0 || $0.index == frames.count - 1 }
+            for row in checked where row.index < all.count {
+                let frame = all[row.index]
+                #expect(frame.image.rgbaSHA256() == row.rgbaSHA256, "\(path) frame \(row.index)")
+                #expect(frame.storedDuration == .milliseconds(row.durationMilliseconds ?? 0), "\(path) frame \(row.index)")
+            }
+            if all.count > 1 {
+                #expect(image.loopCount == (frames[0].loop ?? 1), "\(path): no loop extension plays once")
+            }
+        }
+    }
+
+    @Test func everyInvalidCorpusGIFIsATypedError() throws {
+        let invalid = Corpus.entries(format: "GIF").filter { !$0.valid }
+        #expect(invalid.count >= 9)
+        for entry in invalid {
+            do {
+                _ = try GIFCoder().decode(try entry.data)
+                #expect(entry.referenceOnlyWarns, "\(entry) decoded")
+            } catch {
+                #expect(error is ImageCodingError, "\(entry): \(error)")
+            }
+        }
+    }
+
+    @Test func shortDelaysPlayAsABrowserPlaysThemAndTheStoredValueIsKept() throws {
+        // chi.gif stores 100 ms; muybridge-style zero delays play as 100 ms.
+        #expect(GIFDecoding.playedDuration(ofStored: .zero) == .milliseconds(100))
+        #expect(GIFDecoding.playedDuration(ofStored: .milliseconds(10)) == .milliseconds(100))
+        #expect(GIFDecoding.playedDuration(ofStored: .milliseconds(20)) == .milliseconds(20))
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/pillow/comment_after_last_frame.gif"))
+        let image = try GIFCoder().decode(data)
+        #expect(image.frames.map(\.storedDuration) == [.zero, .zero])
+        #expect(image.frames.map(\.duration) == [.milliseconds(100), .milliseconds(100)])
+    }
+
+    @Test func firstFrameOnlyDecodesOneFrame() throws {
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/wuffs/gifplayer-muybridge.gif"))
+        let image = try GIFCoder().decode(data, options: DecodeOptions(firstFrameOnly: true, maxFrameCount: 2))
+        #expect(!image.isAnimated)
+        #expect(image.frames.count == 1)
+    }
+
+    @Test func anAnimationPastTheBudgetIsRefusedBeforeAnyFrame() throws {
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/pillow/chi.gif"))   // 31 frames of 320x240
+        #expect(throws: ImageCodingError.animationTooLarge(frameCount: 31, byteCount: 31 * 320 * 240 * 4, frameLimit: 30,
+                                                           byteLimit: DecodeOptions.defaultMaxAnimationByteCount)) {
+            try GIFCoder().decode(data, options: DecodeOptions(maxFrameCount: 30))
+        }
+        #expect(throws: ImageCodingError.self) {
+            try GIFCoder().decode(data, options: DecodeOptions(maxAnimationByteCount: 320 * 240 * 4 * 30))
+        }
+        #expect(try GIFCoder().decode(data).frames.count == 31)
+    }
+
+    @Test func aCanvasOverThePixelLimitIsRefusedBeforeAllocating() throws {
+        var bytes = Array("GIF89a".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0]
+        bytes += [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x4C, 0x01, 0, 0x3B]
+        #expect(throws: ImageCodingError.imageTooLarge(width: 65535, height: 65535, limit: DecodeOptions.defaultPixelCountLimit)) {
+            try GIFCoder().decode(Data(bytes))
+        }
+    }
+
+    @Test func aFrameFarLargerThanTheCanvasCostsOnlyTheCanvas() throws {
+        // Pillow's decompression_bomb_extents.gif: a 100x100 canvas whose second frame declares far more.
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/pillow/decompression_bomb_extents.gif"))
+        let image = try GIFCoder().decode(data)
+        #expect(image.frames.allSatisfy { $0.image.size == PixelSize(width: 100, height: 100) })
+    }
+
+    @Test func thumbnailsResampleEveryFrame() throws {
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/wuffs/animated-red-blue.gif"))
+        let image = try GIFCoder().decode(data, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 32, height: 32)))
+        #expect(image.frames.count == 4)
+        #expect(image.frames.allSatisfy { $0.image.size == PixelSize(width: 32, height: 24) })
+        #expect(image.cost >= 4 * 32 * 24 * 4)
+    }
+
+    @Test func theSharedRegistryDecodesGIF() throws {
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/wuffs/hat.gif"))
+        #expect(try CoderRegistry.shared.decode(data).format == .gif)
+        #expect(throws: ImageCodingError.unsupportedFormat(.png)) { try GIFCoder().decode(try encodedPicture()) }
+    }
+
+    @Test func theManagerLoadsAnAnimatedGIFAndServesItAgainFromDisk() async throws {
+        let server = try TestHTTPServer()
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/wuffs/animated-red-blue.gif"))
+        server.route("/anim.gif", TestResponse(headers: [("Content-Type", "image/gif")], body: data))
+        let fixture = ManagerFixture()
+        defer { fixture.directory.remove() }
+        let url = server.url("/anim.gif")
+        let first = try await fixture.manager.loadImage(url: url, options: .waitStoreCache)
+        #expect(first.image.frames.count == 4 && first.image.loopCount == 2)
+        #expect(try await fixture.cache.diskCache?.data(forKey: url.absoluteString) == data)
+        await fixture.cache.clear(.memory)
+        let second = try await fixture.manager.loadImage(url: url)
+        #expect(second.cacheType == .disk)
+        #expect(second.image.frames.map { $0.image.rgbaSHA256() } == first.image.frames.map { $0.image.rgbaSHA256() })
+        #expect(server.requestCount(for: "/anim.gif") == 1)
+    }
+}
