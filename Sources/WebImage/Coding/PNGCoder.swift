@@ -53,7 +53,7 @@ public struct PNGCoder: ProgressiveImageCoder {
         guard complete, let image = session.makeImage(scale: options.scale) else {
             throw ImageCodingError.truncatedData(format: .png)
         }
-        return try Self.fitted(image, options: options)
+        return try Resampler.fitted(image, options: options)
     }
 
     /// Creates a decoder to feed one PNG file's bytes as they arrive.
@@ -118,12 +118,6 @@ public struct PNGCoder: ProgressiveImageCoder {
             throw ImageCodingError.encodingFailed(format: .png, reason: reason)
         }
         return Data(bytesNoCopy: output, count: count, deallocator: .custom { pointer, _ in cpng_free(pointer) })
-    }
-
-    /// `image` resized to the size `options` ask for, or `image` itself when that is its own size.
-    static func fitted(_ image: Image, options: DecodeOptions) throws(ImageCodingError) -> Image {
-        let target = options.outputSize(forSource: image.size)
-        return target == image.size ? image : try Resampler.resample(image, to: target)
     }
 
     /// `size` scaled down, keeping its aspect ratio, so that its longer side is `side` (at least 1 pixel each).

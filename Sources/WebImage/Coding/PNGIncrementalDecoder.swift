@@ -71,7 +71,7 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
             guard let session, let image = session.makeImage(scale: options.scale) else {
                 throw .truncatedData(format: .png)
             }
-            let result = try PNGCoder.fitted(image, options: options)
+            let result = try Resampler.fitted(image, options: options)
             finalImage = result
             received = []
             return result

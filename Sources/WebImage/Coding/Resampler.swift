@@ -3,6 +3,13 @@
 /// bilinear interpolation when enlarging. Formats with alpha are filtered premultiplied, so
 /// transparent pixels do not darken their neighbours' edges.
 enum Resampler {
+    /// `image` resized to the size `options` ask for (thumbnail, scale-down limit), or `image` itself
+    /// when that is its own size: what coders without scaling on load do after a full decode.
+    static func fitted(_ image: Image, options: DecodeOptions) throws(ImageCodingError) -> Image {
+        let target = options.outputSize(forSource: image.size)
+        return target == image.size ? image : try resample(image, to: target)
+    }
+
     /// The source pixels and weights that make one output pixel along one axis.
     struct Contribution {
         var first: Int

@@ -51,7 +51,7 @@ struct GIFDecoding {
                 copy.bytes.copyMemory(from: working.bytes, byteCount: canvasBytes)
                 let image = Image(storage: copy, width: canvas.width, height: canvas.height, pixelFormat: .rgba8,
                                   bytesPerRow: canvas.width * 4, format: .gif, scale: options.scale)
-                frames.append((try PNGCoder.fitted(image, options: options), .milliseconds(10 * Int(frame.delay_centiseconds))))
+                frames.append((try Resampler.fitted(image, options: options), .milliseconds(10 * Int(frame.delay_centiseconds))))
             case .end:
                 guard !frames.isEmpty else { throw .corruptData(format: .gif, reason: "the file has no frames") }
                 return Self.assemble(frames, loopCount: info.loop_count)
