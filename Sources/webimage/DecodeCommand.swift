@@ -4,6 +4,7 @@ import WebImage
 /// `webimage decode`: decodes files and prints one tab-separated line each.
 struct DecodeCommand {
     var checksum = false
+    var frames = false
     var orient = false
     var thumbnail: Int?
     var transformer: PipelineTransformer?
@@ -39,6 +40,7 @@ struct DecodeCommand {
             let argument = arguments[index]
             switch argument {
             case "--checksum": command.checksum = true
+            case "--frames": command.frames = true
             case "--orient": command.orient = true
             case "--thumbnail":
                 guard let text = value(argument), let size = Int(text), size > 0 else {
@@ -102,6 +104,7 @@ struct DecodeCommand {
         if let thumbnail { options.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
         var image = try CoderRegistry.shared.decode(data, options: options)
         if let transformer { image = try transformer.transform(image, forKey: path) }
+        if frames { return frameLines(of: image, path: path) }
         var fields = [path, image.format.rawValue, String(image.width), String(image.height), image.pixelFormat.description]
         if checksum { fields.append(image.rgbaSHA256()) }
         if let outputDirectory {
@@ -110,6 +113,18 @@ struct DecodeCommand {
             try CoderRegistry.shared.encode(image, as: outputFormat).write(to: target)
         }
         return fields.joined(separator: "\t")
+    }
+
+    /// One line per frame: path, format, width, height, pixel format, frame (from 0), frames, stored
+    /// duration in milliseconds, loop count, sha256 of the composited canvas as RGBA.
+    func frameLines(of image: Image, path: String) -> String {
+        let all = image.frames
+        return all.enumerated().map { index, frame in
+            let milliseconds = frame.storedDuration.components.seconds * 1000 + frame.storedDuration.components.attoseconds / 1_000_000_000_000_000
+            return [path, image.format.rawValue, String(frame.image.width), String(frame.image.height),
+                    frame.image.pixelFormat.description, String(index), String(all.count), String(milliseconds),
+                    String(image.loopCount), frame.image.rgbaSHA256()].joined(separator: "\t")
+        }.joined(separator: "\n")
     }
 
     static func message(for error: any Error) -> String {

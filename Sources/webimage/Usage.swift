@@ -5,12 +5,14 @@ enum Usage {
                                         pipeline twice (file URLs, a temporary disk cache; the second pass
                                         comes from the cache), print a table, and write a PNG thumbnail of
                                         each, derived from the cached originals, into ./webimage-samples/
-           webimage decode [--checksum] [--orient] [--thumbnail N] [--transform SPEC] [--out DIR]
+           webimage decode [--checksum] [--frames] [--orient] [--thumbnail N] [--transform SPEC] [--out DIR]
                            [--format png|jpeg] FILE...
                                         one tab-separated line per file:
                                         path, format, width, height, pixel format[, sha256 of RGBA pixels]
                                         a file that fails prints: path, error, message (exit code 1)
       --checksum      add the sha256 of the pixels as 8-bit straight-alpha RGBA (the corpus manifest's definition)
+      --frames        one line per frame instead: path, format, width, height, pixel format, frame (from 0),
+                      frames, stored duration in ms, loop count (0 = forever), sha256 of the composited canvas
       --orient        apply the EXIF orientation before reporting and hashing (default: stored pixels)
       --thumbnail N   decode to fit inside N x N pixels (aspect ratio kept, never enlarged)
       --transform SPEC  transform each image after decoding (upright first); SPEC below

@@ -99,4 +99,18 @@ import Testing
         #expect(status == 1)
         #expect(lines.first?.hasPrefix(input + "\terror\tthe transform leaves no pixels") == true)
     }
+
+    @Test func framesPrintsOneLinePerCompositedFrameAsFRAMESTSVDescribesIt() throws {
+        let path = Corpus.root.appendingPathComponent("gif/valid/wuffs/animated-red-blue.gif").path
+        let (status, lines) = try run(["decode", "--frames", path])
+        #expect(status == 0)
+        let expected = Corpus.frames.filter { $0.path == "gif/valid/wuffs/animated-red-blue.gif" }
+        #expect(lines.count == expected.count && lines.count == 4)
+        for (line, row) in zip(lines, expected) {
+            let fields = line.split(separator: "\t").map(String.init)
+            #expect(fields == [path, "gif", "64", "48", "rgba8", String(row.index), "4", String(row.durationMilliseconds ?? 0),
+                               String(row.loop ?? 1), row.rgbaSHA256])
+        }
+    }
 }
+
