@@ -5,6 +5,7 @@ let package = Package(
     name: "WebImage",
     products: [
         .library(name: "WebImage", targets: ["WebImage"]),
+        .library(name: "WebImageWebP", targets: ["WebImageWebP"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     targets: [
@@ -24,10 +25,16 @@ let package = Package(
             name: "CLibGIF",
             providers: [.apt(["libgif-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibWebP",
+            pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"])]
+        ),
         // C shims: all setjmp/longjmp error handling lives here, never in Swift.
         .target(name: "CPNG", dependencies: ["CLibPNG"]),
         .target(name: "CJPEG", dependencies: ["CLibJPEG"]),
         .target(name: "CGIF", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
+        .target(name: "CWebP", dependencies: ["CLibWebP"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webp")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
         .target(
@@ -35,8 +42,14 @@ let package = Package(
             dependencies: ["CPNG", "CJPEG", "CGIF", "CFileSystem"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        .executableTarget(name: "webimage", dependencies: ["WebImage"]),
-        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "webimage"]),
+        // WebP (libwebp, libwebpdemux): a product of its own, so PNG/JPEG/GIF users install nothing more.
+        .target(
+            name: "WebImageWebP",
+            dependencies: ["WebImage", "CWebP"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP"]),
+        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "webimage"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -61,7 +61,8 @@ struct DecodeCommand {
                 switch value(argument) {
                 case "png": command.outputFormat = .png
                 case "jpeg", "jpg": command.outputFormat = .jpeg
-                default: return .failure("--format takes png or jpeg")
+                case "webp": command.outputFormat = .webp
+                default: return .failure("--format takes png, jpeg or webp")
                 }
             case "--":
                 command.files += arguments[(index + 1)...]

@@ -6,6 +6,11 @@
 //   webimage cache stats|sweep|clear|fill [DIR | --cache-dir DIR]
 //   webimage help
 import Foundation
+import WebImage
+import WebImageWebP
+
+// The tool reads and writes every format it has a coder for: the core's PNG, JPEG and GIF, and WebP.
+CoderRegistry.shared.add(WebPCoder())
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32

@@ -62,9 +62,10 @@ public struct DecodeOptions: Sendable, Hashable {
     }
 
     /// Throws unless an animation of `frameCount` canvases of `canvas` fits ``maxFrameCount`` and
-    /// ``maxAnimationByteCount`` (always fits with ``firstFrameOnly``).
+    /// ``maxAnimationByteCount`` (always fits with ``firstFrameOnly``): what an animated coder calls
+    /// once it knows the frame count, before allocating any frame.
     /// - Throws: ``ImageCodingError/animationTooLarge(frameCount:byteCount:frameLimit:byteLimit:)``.
-    func checkAnimationBudget(frameCount: Int, canvas: PixelSize) throws(ImageCodingError) {
+    public func checkAnimationBudget(frameCount: Int, canvas: PixelSize) throws(ImageCodingError) {
         guard !firstFrameOnly, frameCount > 1 else { return }
         let (perFrame, overflow) = canvas.pixelCount.multipliedReportingOverflow(by: 4)
         let (total, overflowTotal) = perFrame.multipliedReportingOverflow(by: frameCount)

@@ -115,6 +115,53 @@ public final class Image: Sendable {
                   format: format, scale: scale, orientation: orientation)
     }
 
+    /// Creates an image whose pixels `fill` writes in place, without a copy: the way a coder of its own
+    /// (over a C library) hands decoded pixels over.
+    ///
+    /// - Parameters:
+    ///   - width: the width in pixels, at least 1.
+    ///   - height: the height in pixels, at least 1.
+    ///   - pixelFormat: the layout of each pixel.
+    ///   - format: the source format to record; default ``ImageFormat/unknown``.
+    ///   - scale: pixels per point; default 1.
+    ///   - orientation: how the pixels must be turned to display; default ``ImageOrientation/up``.
+    ///   - fill: writes every row (tightly packed, `width × bytesPerPixel` bytes each) into the buffer
+    ///     it is given, with that row stride; the buffer's initial content is unspecified.
+    /// - Throws: ``ImageCodingError/invalidImage(_:)`` for a non-positive size,
+    ///   ``ImageCodingError/insufficientMemory(byteCount:)``, or what `fill` throws.
+    public convenience init(width: Int, height: Int, pixelFormat: PixelFormat, format: ImageFormat = .unknown,
+                            scale: Double = 1, orientation: ImageOrientation = .up,
+                            fillingPixels fill: (_ pixels: UnsafeMutableRawBufferPointer, _ bytesPerRow: Int) throws -> Void) throws {
+        let (rowBytes, rowOverflow) = width.multipliedReportingOverflow(by: pixelFormat.bytesPerPixel)
+        let (total, totalOverflow) = rowBytes.multipliedReportingOverflow(by: max(height, 0))
+        guard width > 0, height > 0, !rowOverflow, !totalOverflow else {
+            throw ImageCodingError.invalidImage("an image needs a positive width and height, not \(width)x\(height)")
+        }
+        let storage = try PixelStorage(byteCount: total)
+        try fill(UnsafeMutableRawBufferPointer(start: storage.bytes, count: total), rowBytes)
+        self.init(storage: storage, width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: rowBytes,
+                  format: format, scale: scale, orientation: orientation)
+    }
+
+    /// Creates an animated image from its composited frames: the first frame's pixels, format, scale and
+    /// orientation become the image's, the others its later frames.
+    ///
+    /// - Parameters:
+    ///   - frames: at least one; every frame should have the first one's size and pixel format.
+    ///   - loopCount: how many times the animation plays, 0 meaning forever; default 0.
+    /// - Throws: ``ImageCodingError/invalidImage(_:)`` when `frames` is empty or the frames' sizes differ.
+    public convenience init(frames: [ImageFrame], loopCount: Int = 0) throws(ImageCodingError) {
+        guard let first = frames.first else { throw .invalidImage("an animation needs at least one frame") }
+        guard frames.allSatisfy({ $0.image.size == first.image.size }) else {
+            throw .invalidImage("every frame of an animation must have the first frame's size \(first.image.size)")
+        }
+        let image = first.image
+        self.init(storage: image.storage, width: image.width, height: image.height, pixelFormat: image.pixelFormat,
+                  bytesPerRow: image.bytesPerRow, format: image.format, scale: image.scale, orientation: image.orientation,
+                  laterFrames: Array(frames.dropFirst()), firstFrameDuration: first.duration,
+                  firstFrameStoredDuration: first.storedDuration, loopCount: frames.count > 1 ? loopCount : 0)
+    }
+
     /// The size in pixels.
     public var size: PixelSize { PixelSize(width: width, height: height) }
 

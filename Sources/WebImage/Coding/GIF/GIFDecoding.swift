@@ -73,10 +73,8 @@ struct GIFDecoding {
             ImageFrame(image: $0.image, duration: playedDuration(ofStored: $0.stored), storedDuration: $0.stored)
         }
         guard !later.isEmpty else { return first.image }
-        let image = first.image
-        return Image(storage: image.storage, width: image.width, height: image.height, pixelFormat: image.pixelFormat,
-                     bytesPerRow: image.bytesPerRow, format: .gif, scale: image.scale, laterFrames: later,
-                     firstFrameDuration: playedDuration(ofStored: first.stored), firstFrameStoredDuration: first.stored,
-                     loopCount: loopCount < 0 ? 1 : Int(loopCount))
+        let frame = ImageFrame(image: first.image, duration: playedDuration(ofStored: first.stored), storedDuration: first.stored)
+        // Every frame has the canvas's size: the init cannot fail.
+        return (try? Image(frames: [frame] + later, loopCount: loopCount < 0 ? 1 : Int(loopCount))) ?? first.image
     }
 }

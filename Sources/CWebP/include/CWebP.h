@@ -1,0 +1,62 @@
+// CWebP: a small C layer over libwebp (1.2, with libwebpdemux) for WebImageWebP.
+//
+// What libwebp does, read from decode.h, demux.h and encode.h (libwebp 1.2.4, Debian 12):
+// - Every call reports failure by return value (VP8StatusCode, NULL, or 0); nothing longjmps, nothing
+//   prints. Corrupt or truncated VP8/VP8L data is VP8_STATUS_BITSTREAM_ERROR / NOT_ENOUGH_DATA.
+// - WebPDecode() with `options.use_scaling` decodes straight to a smaller size (the scaling happens
+//   on each decoded row, so a thumbnail never holds the full-size image); the output can be a
+//   caller-owned buffer (`is_external_memory`), so pixels land in their final memory.
+// - WebPAnimDecoder composites animation frames (blending and disposal) onto a canvas it owns, and
+//   hands out a pointer to it that stays valid until the next call; it needs the whole file.
+// - Every call is synchronous and CPU-bound on the calling thread; there are no callbacks.
+//   Distinct decoders are independent.
+
+#ifndef CWEBP_H
+#define CWEBP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma clang assume_nonnull begin
+
+/// What the file's headers say.
+typedef struct CWebPInfo {
+    int width, height;          // the canvas for an animation
+    int has_alpha;              // the header's alpha flag
+    int is_lossless;            // VP8L: its pixels carry alpha even when the header's hint says none
+    int frame_count;            // 1 for a still image
+    int loop_count;             // 0 = forever (animations only)
+} CWebPInfo;
+
+/// Reads the headers. Returns 0 and fills `info`, or libwebp's VP8StatusCode (non-zero) on failure.
+int cwebp_info(const uint8_t *data, size_t size, CWebPInfo *info);
+
+/// Decodes a still image (or an animation's first frame, without compositing) to `out_width ×
+/// out_height` RGBA (`channels` 4) or RGB (3) rows in `output` (`stride` bytes apart), scaling on
+/// load when that is smaller than the image. Returns 0, or libwebp's VP8StatusCode.
+int cwebp_decode(const uint8_t *data, size_t size, int channels, int out_width, int out_height,
+                 uint8_t *output, size_t stride);
+
+typedef struct CWebPAnimation CWebPAnimation;
+
+/// Opens an animation decoder (RGBA, straight alpha). NULL when the data is not a valid animation.
+CWebPAnimation *_Nullable cwebp_animation_create(const uint8_t *data, size_t size);
+
+/// Composites the next frame: `canvas` points to width × height × 4 bytes valid until the next call,
+/// `timestamp_ms` is the frame's end time. Returns 1 for a frame, 0 at the end, -1 on corrupt data.
+int cwebp_animation_next(CWebPAnimation *animation, const uint8_t *_Nullable *_Nonnull canvas, int *timestamp_ms);
+
+void cwebp_animation_destroy(CWebPAnimation *_Nullable animation);
+
+/// Encodes `width × height` RGB (`channels` 3) or RGBA (4) rows, `stride` bytes apart: lossy at
+/// `quality` (0–100) or lossless, with `method` (0 fast – 6 small). Returns the file's size and sets
+/// `*output` (free it with `cwebp_free`), or 0 on failure with `*error` set to libwebp's
+/// WebPEncodingError.
+size_t cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels, float quality,
+                    int lossless, int method, uint8_t *_Nullable *_Nonnull output, int *error);
+
+void cwebp_free(void *_Nullable pointer);
+
+#pragma clang assume_nonnull end
+
+#endif

@@ -1,0 +1,140 @@
+// The libwebp layer behind CWebP.h. libwebp reports errors by return values; nothing here longjmps.
+
+#include "CWebP.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <webp/decode.h>
+#include <webp/demux.h>
+#include <webp/encode.h>
+
+int cwebp_info(const uint8_t *data, size_t size, CWebPInfo *info) {
+    memset(info, 0, sizeof *info);
+    WebPBitstreamFeatures features;
+    VP8StatusCode status = WebPGetFeatures(data, size, &features);
+    if (status != VP8_STATUS_OK) return (int)status;
+    info->width = features.width;
+    info->height = features.height;
+    info->has_alpha = features.has_alpha;
+    info->is_lossless = features.format == 2;
+    info->frame_count = 1;
+    if (features.has_animation) {
+        WebPData webp = {data, size};
+        WebPDemuxer *demux = WebPDemux(&webp);
+        if (!demux) return VP8_STATUS_BITSTREAM_ERROR;
+        info->width = (int)WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH);
+        info->height = (int)WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT);
+        info->frame_count = (int)WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT);
+        info->loop_count = (int)WebPDemuxGetI(demux, WEBP_FF_LOOP_COUNT);
+        WebPDemuxDelete(demux);
+        if (info->frame_count < 1) return VP8_STATUS_NOT_ENOUGH_DATA;
+    }
+    return 0;
+}
+
+int cwebp_decode(const uint8_t *data, size_t size, int channels, int out_width, int out_height,
+                 uint8_t *output, size_t stride) {
+    WebPDecoderConfig config;
+    if (!WebPInitDecoderConfig(&config)) return VP8_STATUS_INVALID_PARAM;
+    VP8StatusCode status = WebPGetFeatures(data, size, &config.input);
+    if (status != VP8_STATUS_OK) return (int)status;
+    if (out_width != config.input.width || out_height != config.input.height) {
+        config.options.use_scaling = 1;
+        config.options.scaled_width = out_width;
+        config.options.scaled_height = out_height;
+    }
+    config.output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB;
+    config.output.is_external_memory = 1;
+    config.output.u.RGBA.rgba = output;
+    config.output.u.RGBA.stride = (int)stride;
+    config.output.u.RGBA.size = stride * (size_t)out_height;
+    status = WebPDecode(data, size, &config);
+    WebPFreeDecBuffer(&config.output);
+    return (int)status;
+}
+
+struct CWebPAnimation {
+    WebPAnimDecoder *decoder;
+};
+
+CWebPAnimation *cwebp_animation_create(const uint8_t *data, size_t size) {
+    WebPAnimDecoderOptions options;
+    if (!WebPAnimDecoderOptionsInit(&options)) return NULL;
+    options.color_mode = MODE_RGBA;
+    options.use_threads = 0;
+    WebPData webp = {data, size};
+    WebPAnimDecoder *decoder = WebPAnimDecoderNew(&webp, &options);
+    if (!decoder) return NULL;
+    CWebPAnimation *animation = calloc(1, sizeof *animation);
+    if (!animation) {
+        WebPAnimDecoderDelete(decoder);
+        return NULL;
+    }
+    animation->decoder = decoder;
+    return animation;
+}
+
+int cwebp_animation_next(CWebPAnimation *animation, const uint8_t **canvas, int *timestamp_ms) {
+    if (!WebPAnimDecoderHasMoreFrames(animation->decoder)) return 0;
+    uint8_t *buffer = NULL;
+    if (!WebPAnimDecoderGetNext(animation->decoder, &buffer, timestamp_ms)) return -1;
+    *canvas = buffer;
+    return 1;
+}
+
+void cwebp_animation_destroy(CWebPAnimation *animation) {
+    if (!animation) return;
+    WebPAnimDecoderDelete(animation->decoder);
+    free(animation);
+}
+
+static int write_to_memory(const uint8_t *data, size_t size, const WebPPicture *picture) {
+    return WebPMemoryWrite(data, size, picture);
+}
+
+size_t cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels, float quality,
+                    int lossless, int method, uint8_t **output, int *error) {
+    *output = NULL;
+    *error = 0;
+    WebPConfig config;
+    WebPPicture picture;
+    if (!WebPConfigInit(&config) || !WebPPictureInit(&picture)) {
+        *error = VP8_ENC_ERROR_OUT_OF_MEMORY;
+        return 0;
+    }
+    config.lossless = lossless;
+    config.exact = lossless;   // lossless keeps the RGB under alpha 0 too, so a round trip is exact
+    config.quality = quality;
+    config.method = method;
+    if (!WebPValidateConfig(&config)) {
+        *error = VP8_ENC_ERROR_INVALID_CONFIGURATION;
+        return 0;
+    }
+    picture.use_argb = lossless;
+    picture.width = width;
+    picture.height = height;
+    int imported = channels == 4 ? WebPPictureImportRGBA(&picture, pixels, (int)stride)
+                                 : WebPPictureImportRGB(&picture, pixels, (int)stride);
+    if (!imported) {
+        *error = picture.error_code ? picture.error_code : VP8_ENC_ERROR_OUT_OF_MEMORY;
+        WebPPictureFree(&picture);
+        return 0;
+    }
+    WebPMemoryWriter writer;
+    WebPMemoryWriterInit(&writer);
+    picture.writer = write_to_memory;
+    picture.custom_ptr = &writer;
+    int ok = WebPEncode(&config, &picture);
+    if (!ok) *error = picture.error_code;
+    WebPPictureFree(&picture);
+    if (!ok) {
+        WebPMemoryWriterClear(&writer);
+        return 0;
+    }
+    *output = writer.mem;
+    return writer.size;
+}
+
+void cwebp_free(void *pointer) {
+    WebPFree(pointer);
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import WebImage
+import WebImageWebP
+
+/// The peak signal-to-noise ratio of `b` against `a` over their RGB(A) channels, in dB.
+func psnr(_ a: Image, _ b: Image) throws -> Double {
+    let left = try a.converted(to: .rgba8), right = try b.converted(to: .rgba8)
+    precondition(left.size == right.size)
+    var squared = 0.0
+    left.withUnsafePixels { l in
+        right.withUnsafePixels { r in
+            for index in 0..<(left.width * left.height * 4) {
+                let difference = Double(l[index]) - Double(r[index])
+                squared += difference * difference
+            }
+        }
+    }
+    let mean = squared / Double(left.width * left.height * 4)
+    return mean == 0 ? .infinity : 10 * log10(255 * 255 / mean)
+}
+
+@Suite struct WebPCoderTests {
+    @Test func everyValidCorpusWebPMatchesItsReference() throws {
+        let entries = Corpus.entries(format: "WEBP").filter(\.valid)
+        #expect(entries.count > 140)
+        for entry in entries {
+            let image = try WebPCoder().decode(try entry.data)
+            #expect(image.format == .webp, "\(entry)")
+            #expect(image.width == entry.width && image.height == entry.height, "\(entry)")
+            #expect(image.rgbaSHA256() == entry.expectedRGBASHA256, "\(entry)")
+        }
+    }
+
+    @Test func everyBindingFrameOfTheCorpusMatches() throws {
+        let rows = Corpus.frames.filter { $0.path.hasPrefix("webp/") && $0.binding }
+        #expect(rows.count >= 42)
+        for (path, frames) in Dictionary(grouping: rows, by: \.path) {
+            let image = try WebPCoder().decode(try Data(contentsOf: Corpus.root.appendingPathComponent(path)))
+            let all = image.frames
+            #expect(all.count == frames[0].frameCount, "\(path)")
+            #expect(image.loopCount == frames[0].loop ?? 0, "\(path)")
+            for row in frames where row.index < all.count {
+                #expect(all[row.index].image.rgbaSHA256() == row.rgbaSHA256, "\(path) frame \(row.index)")
+                #expect(all[row.index].duration == .milliseconds(row.durationMilliseconds ?? 0), "\(path) frame \(row.index)")
+            }
+        }
+    }
+
+    @Test func aThumbnailIsScaledOnLoad() throws {
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("webp/valid/libwebp-test-data/vp80-00-comprehensive-008.webp"))
+        let full = try WebPCoder().decode(data)
+        let thumbnail = try WebPCoder().decode(data, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 128, height: 128)))
+        #expect(thumbnail.size == DecodeOptions(thumbnailPixelSize: PixelSize(width: 128, height: 128)).outputSize(forSource: full.size))
+        #expect(max(thumbnail.width, thumbnail.height) == 128)
+    }
+
+    @Test func losslessRoundTripsExactlyAndLossyStaysClose() throws {
+        let source = try WebPCoder().decode(try Data(contentsOf: Corpus.root.appendingPathComponent("webp/valid/libwebp-test-data/test.webp")))
+        let lossless = try WebPCoder().decode(try WebPCoder().encode(source, as: .webp, options: EncodeOptions(compressionQuality: 1)))
+        #expect(lossless.rgbaSHA256() == source.rgbaSHA256())
+        let lossy = try WebPCoder().decode(try WebPCoder().encode(source, as: .webp, options: EncodeOptions(compressionQuality: 0.9)))
+        #expect(try psnr(source, lossy) > 35)
+        let alpha = try Image(width: 2, height: 1, pixelFormat: .rgba8, pixels: [255, 0, 0, 0, 0, 255, 0, 255])
+        let decoded = try WebPCoder().decode(try WebPCoder().encode(alpha, as: .webp, options: EncodeOptions(compressionQuality: 1)))
+        #expect(decoded.pixelFormat == .rgba8 && decoded.rgbaSHA256() == alpha.rgbaSHA256())
+    }
+
+    @Test func badInputIsATypedError() throws {
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("webp/valid/libwebp-test-data/test.webp"))
+        for cut in [12, 30, data.count / 2] {
+            #expect(throws: ImageCodingError.self) { try WebPCoder().decode(data.prefix(cut)) }
+        }
+        // libwebp decodes damaged lossy partitions into wrong pixels without an error; a damaged frame
+        // header (the VP8 start code and sizes) it refuses.
+        var corrupt = data
+        for index in 20..<30 { corrupt[index] ^= 0x5A }
+        #expect(throws: ImageCodingError.self) { try WebPCoder().decode(corrupt) }
+        #expect(throws: ImageCodingError.unsupportedFormat(.png)) { try WebPCoder().decode(try encodedPicture()) }
+        #expect(throws: ImageCodingError.imageTooLarge(width: 128, height: 128, limit: 100)) {
+            try WebPCoder().decode(try WebPCoder().encode(try Image(width: 128, height: 128, pixelFormat: .rgb8,
+                                                                    pixels: [UInt8](repeating: 9, count: 128 * 128 * 3)),
+                                                          as: .webp), options: DecodeOptions(pixelCountLimit: 100))
+        }
+    }
+
+    @Test func anAnimationIsBoundedAndCanBeReadAsItsFirstFrame() throws {
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("webp/valid/pillow/iss634.webp"))
+        #expect(throws: ImageCodingError.self) { try WebPCoder().decode(data, options: DecodeOptions(maxFrameCount: 41)) }
+        let first = try WebPCoder().decode(data, options: DecodeOptions(firstFrameOnly: true, maxFrameCount: 1))
+        #expect(!first.isAnimated)
+        #expect(try WebPCoder().decode(data).frames.count == 42)
+    }
+
+    @Test func theManagerLoadsWebPOnceRegistered() async throws {
+        let server = try TestHTTPServer()
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("webp/valid/libwebp-test-data/test.webp"))
+        server.route("/a.webp", TestResponse(headers: [("Content-Type", "image/webp")], body: data))
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let coders = CoderRegistry()
+        coders.add(WebPCoder())
+        let cache = ImageCache(directory: directory.url, config: ImageCacheConfig(diskSweepInterval: nil), coders: coders)
+        let manager = WebImageManager(cache: cache, loader: Downloader(), coders: coders)
+        let url = server.url("/a.webp")
+        let first = try await manager.loadImage(url: url, options: .waitStoreCache)
+        #expect(first.image.format == .webp)
+        await cache.clear(.memory)
+        let second = try await manager.loadImage(url: url)
+        #expect(second.cacheType == .disk && second.image.rgbaSHA256() == first.image.rgbaSHA256())
+        #expect(server.requestCount(for: "/a.webp") == 1)
+    }
+}
