@@ -31,6 +31,9 @@ struct TestResponse: Sendable {
         /// `drip` says so), waits 20 ms (so they reach the client), then resets the connection:
         /// `SO_LINGER` 0 and close, a TCP RST where the client would otherwise see an orderly end.
         case resetAfterBodyBytes(Int)
+        /// Sends the head and the first `n` body bytes (all of `body` if it is shorter), then nothing
+        /// more until the client goes away: a server that hangs in the middle of a body.
+        case stallAfterBodyBytes(Int)
         /// Sends the status line and `headers`, then one more header line every `interval` (at full
         /// speed for `.zero`), never the blank line that ends the head, until the client goes away.
         case endlessHeaderLines(interval: Duration)
@@ -57,6 +60,13 @@ struct TestResponse: Sendable {
     var contentLength: ContentLength = .automatic
     /// Break the protocol this way instead of sending a well-formed reply; `nil` (the default) for none.
     var misbehavior: Misbehavior? = nil
+    /// Answer a `Range: bytes=N-` (or `bytes=N-M`) request as a server with byte ranges would (see
+    /// `answering(_:)` in TestHTTPServerRanges.swift): `206` with `Content-Range` and that slice of
+    /// `body`, `416` past its end, the whole `200` when `If-Range` does not match the reply's `ETag` or
+    /// `Last-Modified`. Only a 200 reply without misbehaviour is sliced; `closeAfterBodyBytes` and
+    /// `drip` apply to the slice. It adds no `Accept-Ranges`: `headers` decides what the reply
+    /// advertises, so a test can model a server that advertises ranges and ignores them. Default false.
+    var servesRanges: Bool = false
 
     init(
         status: Int = 200,
@@ -66,7 +76,8 @@ struct TestResponse: Sendable {
         drip: (chunkSize: Int, interval: Duration)? = nil,
         closeAfterBodyBytes: Int? = nil,
         contentLength: ContentLength = .automatic,
-        misbehavior: Misbehavior? = nil
+        misbehavior: Misbehavior? = nil,
+        servesRanges: Bool = false
     ) {
         self.status = status
         self.headers = headers
@@ -76,6 +87,7 @@ struct TestResponse: Sendable {
         self.closeAfterBodyBytes = closeAfterBodyBytes
         self.contentLength = contentLength
         self.misbehavior = misbehavior
+        self.servesRanges = servesRanges
     }
 
     /// A redirect to `location` (absolute URL or a path on this server).
@@ -381,8 +393,8 @@ final class TestHTTPServerCore: Sendable {
                 ?? state.routes.first { $0.key.hasSuffix("*") && request.path.hasPrefix($0.key.dropLast()) }?.value
         }
         switch route {
-        case .fixed(let response): return response
-        case .dynamic(let handler): return handler(request)
+        case .fixed(let response): return response.answering(request)
+        case .dynamic(let handler): return handler(request).answering(request)
         case nil: return .text("Not Found: \(request.path)\n", status: 404)
         }
     }

@@ -153,7 +153,7 @@ struct TestHTTPServerConnection {
             return stallUntilThePeerLeaves()
         case .endlessChunkedBody(let chunkSize, let interval):
             return sendChunksForever(response, chunkSize: chunkSize, interval: interval, for: request)
-        case .resetAfterBodyBytes, nil:
+        case .resetAfterBodyBytes, .stallAfterBodyBytes, nil:
             break
         }
         let bodyless = (100..<200).contains(response.status) || response.status == 204 || response.status == 304
@@ -168,9 +168,14 @@ struct TestHTTPServerConnection {
 
         var body = request.method == "HEAD" ? [] : [UInt8](response.body)
         var resets = false
+        var stalls = false
         if case .resetAfterBodyBytes(let limit) = response.misbehavior {
             if limit < body.count { body.removeSubrange(max(0, limit)...) }
             resets = true
+        }
+        if case .stallAfterBodyBytes(let limit) = response.misbehavior {
+            if limit < body.count { body.removeSubrange(max(0, limit)...) }
+            stalls = true
         }
         if let limit = response.closeAfterBodyBytes, limit < body.count {
             body.removeSubrange(max(0, limit)...)
@@ -185,6 +190,7 @@ struct TestHTTPServerConnection {
             guard sendAll(Array(body[offset..<end]), for: request) else { return .abandoned }
             offset = end
         }
+        if stalls { return stallUntilThePeerLeaves() }
         guard resets else { return .sent }
         return waitWatchingPeer(.milliseconds(20)) ? .reset : .abandoned
     }
@@ -330,6 +336,7 @@ struct TestHTTPServerConnection {
         case 403: "Forbidden"
         case 404: "Not Found"
         case 408: "Request Timeout"
+        case 416: "Range Not Satisfiable"
         case 429: "Too Many Requests"
         case 500: "Internal Server Error"
         case 502: "Bad Gateway"

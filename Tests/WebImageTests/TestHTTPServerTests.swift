@@ -163,6 +163,68 @@ import Glibc
         #expect(server.closedByClientCount(for: "/cut") == 0)  // the server chose to close
     }
 
+    @Test func aRouteThatServesRangesAnswersARangeWith206AndTheRest() async throws {
+        let server = try TestHTTPServer()
+        let body = Self.bytes(5_000)
+        server.route("/ranged", TestResponse(headers: [("ETag", "\"v1\""), ("Accept-Ranges", "bytes")], body: body, servesRanges: true))
+        let (data, response) = try await get(server.url("/ranged"), headers: ["Range": "bytes=1200-"])
+        #expect(response.statusCode == 206)
+        #expect(response.value(forHTTPHeaderField: "Content-Range") == "bytes 1200-4999/5000")
+        #expect(response.value(forHTTPHeaderField: "Content-Length") == "3800")
+        #expect(data == body.subdata(in: 1200..<5000))
+        let (middle, bounded) = try await get(server.url("/ranged"), headers: ["Range": "bytes=10-19"])
+        #expect(bounded.statusCode == 206 && middle == body.subdata(in: 10..<20))
+        let (whole, plain) = try await get(server.url("/ranged"))
+        #expect(plain.statusCode == 200 && whole == body)
+    }
+
+    @Test func ifRangeMatchingTheETagOrLastModifiedGivesTheRangeAndAnythingElseTheWholeBody() async throws {
+        let server = try TestHTTPServer()
+        let body = Self.bytes(3_000)
+        let date = "Tue, 01 Apr 2025 10:00:00 GMT"
+        server.route("/tagged", TestResponse(headers: [("ETag", "\"v2\"")], body: body, servesRanges: true))
+        server.route("/dated", TestResponse(headers: [("Last-Modified", date)], body: body, servesRanges: true))
+        server.route("/weak", TestResponse(headers: [("ETag", "W/\"v2\"")], body: body, servesRanges: true))
+        let (_, matching) = try await get(server.url("/tagged"), headers: ["Range": "bytes=100-", "If-Range": "\"v2\""])
+        #expect(matching.statusCode == 206)
+        let (changed, stale) = try await get(server.url("/tagged"), headers: ["Range": "bytes=100-", "If-Range": "\"v1\""])
+        #expect(stale.statusCode == 200 && changed == body)
+        let (_, byDate) = try await get(server.url("/dated"), headers: ["Range": "bytes=100-", "If-Range": date])
+        #expect(byDate.statusCode == 206)
+        let (_, weak) = try await get(server.url("/weak"), headers: ["Range": "bytes=100-", "If-Range": "W/\"v2\""])
+        #expect(weak.statusCode == 200)
+    }
+
+    @Test func aRangePastTheEndIs416AndARouteWithoutRangesIgnoresRange() async throws {
+        let server = try TestHTTPServer()
+        let body = Self.bytes(1_000)
+        server.route("/short", TestResponse(body: body, servesRanges: true))
+        server.route("/plain", TestResponse(headers: [("Accept-Ranges", "bytes")], body: body))
+        let (_, past) = try await get(server.url("/short"), headers: ["Range": "bytes=1000-"])
+        #expect(past.statusCode == 416)
+        #expect(past.value(forHTTPHeaderField: "Content-Range") == "bytes */1000")
+        let (data, ignored) = try await get(server.url("/plain"), headers: ["Range": "bytes=10-"])
+        #expect(ignored.statusCode == 200 && data == body)
+        #expect(server.requests(for: "/plain").first?.headers["range"] == "bytes=10-")
+    }
+
+    @Test func aSequenceCanCutTheFirstReplyAndServeTheRestAsARange() async throws {
+        let server = try TestHTTPServer()
+        let body = Self.bytes(8_000)
+        let reply = TestResponse(headers: [("ETag", "\"v1\""), ("Accept-Ranges", "bytes")], body: body, servesRanges: true)
+        var cut = reply
+        cut.closeAfterBodyBytes = 3_000
+        server.route("/resumable", sequence: [cut, reply])
+        do {
+            let (data, _) = try await get(server.url("/resumable"))
+            #expect(data.count < body.count)
+        } catch {
+            #expect(error is URLError)
+        }
+        let (rest, response) = try await get(server.url("/resumable"), headers: ["Range": "bytes=3000-", "If-Range": "\"v1\""])
+        #expect(response.statusCode == 206 && rest == body.subdata(in: 3000..<8000))
+    }
+
     @Test func anExactContentLengthCanLieAndAnOmittedOneIsCloseDelimited() async throws {
         let server = try TestHTTPServer()
         let body = Self.bytes(3_000)
@@ -282,6 +344,19 @@ import Glibc
         #expect(server.closedByClientCount(for: "/reset") == 0)
         let head = TestHTTPServerConnection.head(status: 200, headers: [], contentLength: nil)
         #expect(server.bytesSent(for: "/reset") == head.count + 10_000)
+    }
+
+    @Test func stallAfterBodyBytesSendsThatMuchThenWaitsForTheClientToLeave() async throws {
+        let server = try TestHTTPServer()
+        let body = Self.bytes(20_000)
+        server.route("/hang", TestResponse(body: body, misbehavior: .stallAfterBodyBytes(4_000)))
+        let (task, ended) = startGet(server.url("/hang"))
+        let head = TestHTTPServerConnection.head(status: 200, headers: [], contentLength: body.count)
+        #expect(await server.waitUntil { server.bytesSent(for: "/hang") == head.count + 4_000 })
+        #expect(!ended.isSet)
+        task.cancel()
+        #expect(await server.waitUntil { server.closedByClientCount(for: "/hang") == 1 })
+        #expect(server.bytesSent(for: "/hang") == head.count + 4_000)
     }
 
     /// Set once, read from anywhere.

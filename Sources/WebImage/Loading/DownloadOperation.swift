@@ -11,6 +11,11 @@ import FoundationNetworking
 /// can append bytes and report progress without an actor hop per chunk; the ``Downloader`` actor only
 /// books slots. Progress handlers are only ever called on the delegate queue, so they see chunks in
 /// order; a caller joining a download under way is first sent everything received so far.
+///
+/// With a ``PartialDownloadStore``, it also resumes (``DownloadResumption`` has the rules): it asks
+/// for the rest of a partial kept for its URL, continues it with a matching `206`, and when it fails
+/// after receiving part of a body that can be resumed, it keeps those bytes, before any waiter hears
+/// of the failure (so a retry finds them).
 final class DownloadOperation: Sendable {
     typealias Continuation = CheckedContinuation<ImageLoadResponse, any Error>
 
@@ -37,6 +42,10 @@ final class DownloadOperation: Sendable {
         var startedAt: ContinuousClock.Instant?
         var respondedAt: ContinuousClock.Instant?
         var redirects = 0
+        var resumption = DownloadResumption()
+        /// Set when a response cannot continue the partial asked for, until the session delegate
+        /// takes it and sends the request again without `Range`.
+        var restartRequested = false
     }
 
     let key: String
@@ -45,14 +54,21 @@ final class DownloadOperation: Sendable {
     let state: Mutex<State>
     /// Told once when the operation reaches its verdict (so the downloader frees its slot).
     let onFinish: @Sendable (DownloadOperation) -> Void
+    /// Where partials of cut-short downloads are kept; `nil` for an operation that never resumes.
+    let partials: PartialDownloadStore?
 
-    init(key: String, request: ImageLoadRequest, sequence: UInt64, onFinish: @escaping @Sendable (DownloadOperation) -> Void) {
+    init(key: String, request: ImageLoadRequest, sequence: UInt64, partials: PartialDownloadStore? = nil,
+         onFinish: @escaping @Sendable (DownloadOperation) -> Void) {
         self.key = key
         self.request = request
         self.sequence = sequence
+        self.partials = partials
         self.onFinish = onFinish
         state = Mutex(State(priority: request.priority, enqueuedAt: .now))
     }
+
+    /// The key of this URL's partial in ``partials``.
+    var partialKey: String { request.url.absoluteString }
 
     var url: URL { request.url }
     var priority: DownloadPriority { state.withLock { $0.priority } }
@@ -115,11 +131,33 @@ final class DownloadOperation: Sendable {
 
     // MARK: Transfer (called on the session's delegate queue)
 
-    /// Records the network task; the scheduler watches the total deadline.
+    /// Records the network task; the scheduler watches the total deadline. (A request sent again
+    /// without `Range` keeps the first start time.)
     func started(task: URLSessionDataTask) {
         state.withLock { state in
             state.task = task
-            state.startedAt = .now
+            if state.startedAt == nil { state.startedAt = .now }
+        }
+    }
+
+    /// Decides, on the request about to be sent (modifiers applied), whether this download takes
+    /// part in resuming, and if a partial is kept for its URL, takes it and asks for the rest of it.
+    /// - Returns: whether `request` now asks for the rest of a partial.
+    func prepareResumption(of request: inout URLRequest) -> Bool {
+        guard let partials, partials.limit > 0, DownloadResumption.mayTakePart(request),
+              self.request.validators?.isEmpty ?? true
+        else { return false }
+        let partial = partials.take(partialKey)
+        if let partial { DownloadResumption.askForRest(of: partial, in: &request) }
+        state.withLock { $0.resumption = DownloadResumption(continuing: partial) }
+        return partial != nil
+    }
+
+    /// Whether a response asked for the request to be sent again without `Range` (cleared by asking).
+    func takeRestartRequest() -> Bool {
+        state.withLock { state in
+            defer { state.restartRequested = false }
+            return state.restartRequested
         }
     }
 
@@ -130,7 +168,9 @@ final class DownloadOperation: Sendable {
         }
     }
 
-    /// Checks the response headers; returns false (after failing the operation) to stop the transfer.
+    /// Checks the response headers; returns false (after failing the operation) to stop the transfer,
+    /// or false without failing when the response cannot continue the partial the request asked for:
+    /// then ``takeRestartRequest()`` is true and the request is to be sent again without `Range`.
     func received(_ response: URLResponse, config: DownloaderConfig) -> Bool {
         guard var http = response as? HTTPURLResponse else {
             fail(.transport(URLError(.badServerResponse), url: url))
@@ -145,7 +185,19 @@ final class DownloadOperation: Sendable {
             http = modified
         }
         let headers = Self.lowercasedHeaderFields(of: http)
-        let redirects = state.withLock { $0.redirects }
+        let (redirects, verdict) = state.withLock { state in
+            let verdict = state.resumption.evaluate(statusCode: http.statusCode, headers: headers)
+            if verdict == .restart {
+                state.restartRequested = true
+                state.task = nil   // the delegate cancels it; its last callbacks are not this download's
+            }
+            return (state.redirects, verdict)
+        }
+        switch verdict {
+        case .fromStart: break
+        case .restart: return false
+        case .continues(let prefix, let total, let merged): return continueBody(http, prefix: prefix, total: total, headers: merged, config: config)
+        }
         if http.statusCode == 304 && request.validators.map({ !$0.isEmpty }) == true {
             fail(.notModified(url: url))
             return false
@@ -179,6 +231,31 @@ final class DownloadOperation: Sendable {
             state.respondedAt = .now
             state.expectedBytes = decodedLength
             if let decodedLength { state.body.reserveCapacity(decodedLength) }
+        }
+        return true
+    }
+
+    /// Accepts a `206` that continues a kept partial: the body starts as the partial's bytes, and
+    /// every waiter's next progress report carries them (progress counts from the whole body).
+    private func continueBody(_ http: HTTPURLResponse, prefix: Data, total: Int, headers: [String: String],
+                              config: DownloaderConfig) -> Bool {
+        let contentType = headers["content-type"]
+        guard config.accepts(contentType: contentType) else {
+            fail(.unacceptableContentType(contentType, url: url))
+            return false
+        }
+        guard total <= config.maxResponseBytes else {
+            fail(.responseTooLarge(limit: config.maxResponseBytes, url: url))
+            return false
+        }
+        state.withLock { state in
+            state.response = http
+            state.headers = headers
+            state.respondedAt = .now
+            state.expectedBytes = total
+            state.body = prefix
+            state.body.reserveCapacity(total)
+            for id in state.waiters.keys { state.waiters[id]?.needsCatchUp = true }
         }
         return true
     }
@@ -246,9 +323,12 @@ final class DownloadOperation: Sendable {
                 metrics.transferDuration = finishedAt - startedAt
             }
             metrics.receivedBytes = state.body.count
+            metrics.resumedBytes = state.resumption.resumedBytes
             metrics.redirectCount = state.redirects
+            // A continued body is the whole representation, as a 200 would have sent it.
+            let statusCode = state.resumption.resumedBytes > 0 ? 200 : response.statusCode
             return .success(ImageLoadResponse(
-                data: state.body, url: response.url ?? url, statusCode: response.statusCode,
+                data: state.body, url: response.url ?? url, statusCode: statusCode,
                 contentType: state.headers["content-type"], headers: state.headers, metrics: metrics))
         }
         var final = outcome
@@ -270,16 +350,26 @@ final class DownloadOperation: Sendable {
     }
 
     private func finish(with result: Result<ImageLoadResponse, WebImageError>) {
-        let taken: (waiters: [Waiter], task: URLSessionDataTask?)? = state.withLock { state in
+        typealias Taken = (waiters: [Waiter], task: URLSessionDataTask?, leftover: PartialDownload?, succeeded: Bool)
+        let taken: Taken? = state.withLock { state in
             guard state.result == nil else { return nil }   // the first verdict wins
             state.result = result
             let waiters = Array(state.waiters.values)
             state.waiters.removeAll()
+            var leftover: PartialDownload?
+            if case .failure(let error) = result { leftover = state.resumption.leftover(body: state.body, error: error) }
             state.body = Data()   // a successful response holds its own reference to the bytes
-            return (waiters, state.task)
+            let succeeded = state.resumption.isEligible && (try? result.get()) != nil
+            return (waiters, state.task, leftover, succeeded)
         }
         guard let taken else { return }
         if case .failure = result { taken.task?.cancel() }
+        // Before any waiter hears the verdict, so that a retry it makes finds (or no longer finds) the bytes.
+        if let leftover = taken.leftover {
+            partials?.keep(leftover, forKey: partialKey)
+        } else if taken.succeeded {
+            partials?.remove(partialKey)
+        }
         for waiter in taken.waiters { waiter.continuation.resume(with: result.mapError { $0 as any Error }) }
         onFinish(self)
     }

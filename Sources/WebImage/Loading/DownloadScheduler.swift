@@ -33,6 +33,8 @@ final class DownloadScheduler: Sendable {
     }
 
     let state: Mutex<State>
+    /// The partials of downloads cut short, for the next request of their URL to continue.
+    let partials: PartialDownloadStore
     private let delegate = SessionDelegate()
     private let deadlines = DownloadDeadlines()
     private let session: URLSession
@@ -40,6 +42,7 @@ final class DownloadScheduler: Sendable {
 
     init(config: DownloaderConfig) {
         state = Mutex(State(settings: Settings(config)))
+        partials = PartialDownloadStore(limit: config.maxResumableDataBytes)
         session = Self.makeSession(delegate: delegate, cookies: false)
         cookieSession = Self.makeSession(delegate: delegate, cookies: true)
     }
@@ -76,7 +79,8 @@ final class DownloadScheduler: Sendable {
                 }
             } else {
                 state.sequence += 1
-                operation = DownloadOperation(key: key, request: request, sequence: state.sequence) { [weak self] finished in
+                operation = DownloadOperation(key: key, request: request, sequence: state.sequence,
+                                              partials: partials) { [weak self] finished in
                     self?.finished(finished)
                 }
                 state.operations[key] = operation
@@ -130,14 +134,16 @@ final class DownloadScheduler: Sendable {
         operation.fail(.cancelled(url: operation.url))
     }
 
-    /// Changes the configuration and starts whatever a higher limit now allows.
+    /// Changes the configuration and starts whatever a higher limit now allows; a lower
+    /// ``DownloaderConfig/maxResumableDataBytes`` drops the partials that no longer fit.
     func updateConfig(_ change: (inout DownloaderConfig) -> Void) {
-        let launches = state.withLock { state in
+        let (launches, resumableLimit) = state.withLock { state in
             var config = state.settings.config
             change(&config)
             state.settings = Settings(config)
-            return Self.dequeue(&state)
+            return (Self.dequeue(&state), config.maxResumableDataBytes)
         }
+        partials.setLimit(resumableLimit)
         launchSoon(launches)
     }
 
@@ -201,19 +207,37 @@ final class DownloadScheduler: Sendable {
 
     private func start(_ operation: DownloadOperation, request: URLRequest?, settings: Settings) {
         guard !operation.isFinished else { return }
-        guard let request else {
+        guard var request else {
             operation.fail(.rejected(url: operation.url, reason: "the request modifier refused the request"))
             return
         }
+        // Decided on the request as it will be sent: a modifier's own Range or validators rule resuming out.
+        var restart: (@Sendable () -> Void)?
+        if operation.prepareResumption(of: &request) {
+            let plain = DownloadResumption.withoutRange(request)
+            restart = { [weak self] in
+                guard let self else { return }
+                launchQueue.async { self.sendTask(for: operation, request: plain, settings: settings, deadline: nil, restart: nil) }
+            }
+        }
+        sendTask(for: operation, request: request, settings: settings, deadline: .now + settings.config.downloadTimeout, restart: restart)
+    }
+
+    /// Creates, registers and resumes the network task of `operation`, watching `deadline` if given.
+    /// `restart`, for a request that asks for the rest of a partial, sends it again without `Range`
+    /// when the answer cannot continue the partial (under the first request's deadline).
+    private func sendTask(for operation: DownloadOperation, request: URLRequest, settings: Settings,
+                          deadline: ContinuousClock.Instant?, restart: (@Sendable () -> Void)?) {
+        guard !operation.isFinished else { return }
         let task = (operation.request.handlesCookies ? cookieSession : session).dataTask(with: request)
         switch operation.priority {
         case .high: task.priority = URLSessionTask.highPriority
         case .low: task.priority = URLSessionTask.lowPriority
         case .normal: break
         }
-        delegate.register(task, for: operation, settings: settings)
+        delegate.register(task, for: operation, settings: settings, restart: restart)
         operation.started(task: task)
-        deadlines.watch(operation, until: .now + settings.config.downloadTimeout)
+        if let deadline { deadlines.watch(operation, until: deadline) }
         task.resume()
     }
 

@@ -16,6 +16,17 @@ import FoundationNetworking
 ///   millisecond, from the moment a download leaves the queue; and an idle time-out.
 /// - **Checks**: status codes, content types, a size limit (before reading and while reading), a body
 ///   shorter than its `Content-Length`, empty bodies, redirect limits.
+/// - **Resuming**: a download cut short (or timed out, or cancelled) after part of a body whose
+///   response sent `Accept-Ranges: bytes` and a strong `ETag` or a `Last-Modified` date leaves its
+///   bytes behind, up to ``DownloaderConfig/maxResumableDataBytes`` in all (least recently kept dropped
+///   first). The next request for the URL sends `Range: bytes=N-` and `If-Range`; a `206` whose
+///   `Content-Range` starts at byte N and whose validator matches is appended to them, and the caller
+///   gets the whole body (progress counting from the whole size; ``DownloadMetrics/resumedBytes``
+///   says how much was kept). A `200` (the image changed, or the server ignores ranges) starts over
+///   from byte 0; a `206` that does not continue the kept bytes exactly, or a `416`, drops them and
+///   sends the request again without `Range`: kept bytes are never joined to anything but their
+///   own continuation. A request with its own `Range` or validators (a revalidation) never resumes,
+///   and a successful download drops its URL's kept bytes. They live in memory only, never in a cache.
 ///
 /// Streaming goes through URLSession's data delegate (Linux has no `bytes(for:)`); the session stores
 /// no cache and no cookies unless a request asks for cookies. Its bookkeeping sits behind a lock, so
@@ -97,6 +108,9 @@ public actor Downloader: ImageLoader {
 
     /// Network tasks started since the downloader was created (shared downloads count once).
     public nonisolated var startedDownloadCount: Int { scheduler.state.withLock { $0.totalStarted } }
+
+    /// The partials of cut-short downloads kept for resuming (for tests and diagnostics).
+    nonisolated var partials: PartialDownloadStore { scheduler.partials }
 
     /// The downloads whose total deadline is being watched (for tests).
     nonisolated var watchedDeadlineCount: Int { scheduler.watchedDeadlineCount }

@@ -59,6 +59,18 @@ public struct DownloaderConfig: Sendable {
     public var responseModifier: ResponseModifier?
     /// Runs on every body before it is returned; default `nil`.
     public var dataTransformer: DataTransformer?
+    /// The most bytes of cut-short downloads the downloader keeps in memory to resume them; default
+    /// 32 MiB; 0 turns resuming off.
+    ///
+    /// A download that fails after receiving part of a `200` body (cut short, timed out, connection
+    /// lost, cancelled) keeps those bytes, by URL, when the response sent `Accept-Ranges: bytes`, no
+    /// content coding, and a strong `ETag` (a weak `W/` one does not count) or a `Last-Modified` date.
+    /// The next request for the URL — a retry of ``WebImageManager``'s ``RetryPolicy`` or any later
+    /// load — asks for the rest with `Range: bytes=N-` and `If-Range`, and the caller gets the whole
+    /// body. Past the limit the least recently kept partials are dropped first; a partial larger than
+    /// the whole limit is not kept. Lowering the limit with ``Downloader/updateConfig(_:)`` drops the
+    /// partials that no longer fit.
+    public var maxResumableDataBytes: Int
 
     /// The `User-Agent` WebImage sends by default.
     public static let defaultUserAgent = "WebImage/0.1 (Swift; Linux)"
@@ -71,7 +83,7 @@ public struct DownloaderConfig: Sendable {
         basicAuthentication: (username: String, password: String)? = nil, credential: URLCredential? = nil, maxRedirects: Int = 10,
         acceptableStatusCodes: Set<Int> = Set(200..<300), acceptableContentTypes: Set<String>? = nil,
         maxResponseBytes: Int = 64 << 20, requestModifier: RequestModifier? = nil, responseModifier: ResponseModifier? = nil,
-        dataTransformer: DataTransformer? = nil
+        dataTransformer: DataTransformer? = nil, maxResumableDataBytes: Int = 32 << 20
     ) {
         self.maxConcurrentDownloads = maxConcurrentDownloads
         self.maxConcurrentDownloadsPerHost = maxConcurrentDownloadsPerHost
@@ -88,6 +100,7 @@ public struct DownloaderConfig: Sendable {
         self.requestModifier = requestModifier
         self.responseModifier = responseModifier
         self.dataTransformer = dataTransformer
+        self.maxResumableDataBytes = maxResumableDataBytes
     }
 
     /// The `Authorization` header value for ``credential`` or ``basicAuthentication``, if either is set.

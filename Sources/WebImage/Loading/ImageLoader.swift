@@ -72,8 +72,12 @@ public struct DownloadMetrics: Sendable, Hashable {
     public var timeToResponse: Duration = .zero
     /// Time from starting the request to its last byte.
     public var transferDuration: Duration = .zero
-    /// Body bytes received.
+    /// Body bytes received, the ones a resumed download took from its kept partial included.
     public var receivedBytes = 0
+    /// The bytes at the start of the body that came from a partial kept when an earlier download of
+    /// the URL was cut short (see ``DownloaderConfig/maxResumableDataBytes``); 0 when the whole body
+    /// came with this transfer.
+    public var resumedBytes = 0
     /// Redirects followed.
     public var redirectCount = 0
 
@@ -130,7 +134,8 @@ public struct ImageLoadProgress: Sendable {
     /// The body size the server announced, if it did.
     public var expectedBytes: Int?
     /// The bytes that arrived since the previous progress report (for incremental decoding). A caller
-    /// that joins a download already under way first gets everything received so far in one chunk.
+    /// that joins a download already under way first gets everything received so far in one chunk, and
+    /// the first report of a resumed download carries the bytes kept from the earlier attempt too.
     public var chunk: Data
 
     /// Creates a progress report.

@@ -10,12 +10,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Entry {
         var operation: DownloadOperation
         var settings: DownloadScheduler.Settings
+        /// Sends the request again without `Range` (for a request that asks for the rest of a partial).
+        var restart: (@Sendable () -> Void)?
     }
 
     private let entries = Mutex<[Int: Entry]>([:])
 
-    func register(_ task: URLSessionTask, for operation: DownloadOperation, settings: DownloadScheduler.Settings) {
-        entries.withLock { $0[task.taskIdentifier] = Entry(operation: operation, settings: settings) }
+    func register(_ task: URLSessionTask, for operation: DownloadOperation, settings: DownloadScheduler.Settings,
+                  restart: (@Sendable () -> Void)? = nil) {
+        entries.withLock { $0[task.taskIdentifier] = Entry(operation: operation, settings: settings, restart: restart) }
     }
 
     private func entry(for task: URLSessionTask) -> Entry? {
@@ -28,7 +31,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancel)
             return
         }
-        completionHandler(entry.operation.received(response, config: entry.settings.config) ? .allow : .cancel)
+        let proceeds = entry.operation.received(response, config: entry.settings.config)
+        if !proceeds, entry.operation.takeRestartRequest() {
+            if let restart = entry.restart {
+                // Forget the task first: its cancellation must not end the download, which goes on
+                // with a new request for the whole body.
+                entries.withLock { _ = $0.removeValue(forKey: dataTask.taskIdentifier) }
+                completionHandler(.cancel)
+                restart()
+                return
+            }
+            entry.operation.fail(.transport(URLError(.badServerResponse), url: entry.operation.url))
+        }
+        completionHandler(proceeds ? .allow : .cancel)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
