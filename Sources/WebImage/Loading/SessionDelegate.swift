@@ -14,15 +14,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var restart: (@Sendable () -> Void)?
     }
 
-    private let entries = Mutex<[Int: Entry]>([:])
+    /// Keyed by the task object, not its `taskIdentifier`: identifiers count from 1 in each session, and
+    /// one delegate serves two sessions (with and without cookies). An entry goes when its task
+    /// completes, before URLSession lets the task go, so an identifier is never reused while registered.
+    private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
 
     func register(_ task: URLSessionTask, for operation: DownloadOperation, settings: DownloadScheduler.Settings,
                   restart: (@Sendable () -> Void)? = nil) {
-        entries.withLock { $0[task.taskIdentifier] = Entry(operation: operation, settings: settings, restart: restart) }
+        entries.withLock { $0[ObjectIdentifier(task)] = Entry(operation: operation, settings: settings, restart: restart) }
     }
 
     private func entry(for task: URLSessionTask) -> Entry? {
-        entries.withLock { $0[task.taskIdentifier] }
+        entries.withLock { $0[ObjectIdentifier(task)] }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
@@ -36,7 +39,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             if let restart = entry.restart {
                 // Forget the task first: its cancellation must not end the download, which goes on
                 // with a new request for the whole body.
-                entries.withLock { _ = $0.removeValue(forKey: dataTask.taskIdentifier) }
+                entries.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(dataTask)) }
                 completionHandler(.cancel)
                 restart()
                 return
@@ -61,7 +64,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        guard let entry = entries.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
         entry.operation.completed(error: error, config: entry.settings.config)
     }
 }
