@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "WebImage", targets: ["WebImage"]),
         .library(name: "WebImageWebP", targets: ["WebImageWebP"]),
+        .library(name: "WebImageAVIF", targets: ["WebImageAVIF"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     targets: [
@@ -30,10 +31,16 @@ let package = Package(
             pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"])]
         ),
+        // libavif's pkg-config file adds -DAVIF_DLL, a flag SwiftPM refuses: linked by name instead.
+        .systemLibrary(
+            name: "CLibAVIF",
+            providers: [.apt(["libavif-dev"])]
+        ),
         // C shims: all setjmp/longjmp error handling lives here, never in Swift.
         .target(name: "CPNG", dependencies: ["CLibPNG"]),
         .target(name: "CJPEG", dependencies: ["CLibJPEG"]),
         .target(name: "CGIF", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
+        .target(name: "CAVIF", dependencies: ["CLibAVIF"], linkerSettings: [.linkedLibrary("avif")]),
         .target(name: "CWebP", dependencies: ["CLibWebP"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webp")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
@@ -48,8 +55,14 @@ let package = Package(
             dependencies: ["WebImage", "CWebP"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP"]),
-        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "webimage"]),
+        // AVIF (libavif 0.11): a product of its own.
+        .target(
+            name: "WebImageAVIF",
+            dependencies: ["WebImage", "CAVIF"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF"]),
+        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "webimage"]),
     ],
     swiftLanguageModes: [.v6]
 )

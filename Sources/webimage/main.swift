@@ -7,10 +7,12 @@
 //   webimage help
 import Foundation
 import WebImage
+import WebImageAVIF
 import WebImageWebP
 
-// The tool reads and writes every format it has a coder for: the core's PNG, JPEG and GIF, and WebP.
+// The tool reads and writes every format it has a coder for: the core's PNG, JPEG and GIF, WebP and AVIF.
 CoderRegistry.shared.add(WebPCoder())
+CoderRegistry.shared.add(AVIFCoder())
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32

@@ -1,0 +1,113 @@
+// The libavif layer behind CAVIF.h. libavif reports errors by avifResult; nothing here longjmps.
+
+#include "CAVIF.h"
+
+#include <avif/avif.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct CAVIFDecoder {
+    avifDecoder *decoder;
+};
+
+CAVIFDecoder *cavif_decoder_create(const uint8_t *data, size_t size, int *result) {
+    avifDecoder *decoder = avifDecoderCreate();
+    if (!decoder) {
+        *result = AVIF_RESULT_OUT_OF_MEMORY;
+        return NULL;
+    }
+    decoder->strictFlags = AVIF_STRICT_DISABLED;
+    decoder->maxThreads = 1;
+    decoder->ignoreExif = AVIF_TRUE;
+    decoder->ignoreXMP = AVIF_TRUE;
+    avifResult status = avifDecoderSetIOMemory(decoder, data, size);
+    if (status == AVIF_RESULT_OK) status = avifDecoderParse(decoder);
+    if (status != AVIF_RESULT_OK) {
+        avifDecoderDestroy(decoder);
+        *result = status;
+        return NULL;
+    }
+    CAVIFDecoder *wrapper = calloc(1, sizeof *wrapper);
+    if (!wrapper) {
+        avifDecoderDestroy(decoder);
+        *result = AVIF_RESULT_OUT_OF_MEMORY;
+        return NULL;
+    }
+    wrapper->decoder = decoder;
+    *result = AVIF_RESULT_OK;
+    return wrapper;
+}
+
+/// irot (anticlockwise quarter turns) then imir (mode 0: top and bottom swap; 1: left and right), as
+/// the EXIF orientation that turns the stored pixels the same way.
+static int exif_orientation(const avifImage *image) {
+    int angle = (image->transformFlags & AVIF_TRANSFORM_IROT) ? (image->irot.angle & 3) : 0;
+    int mirror = (image->transformFlags & AVIF_TRANSFORM_IMIR) ? (int)image->imir.mode : -1;
+    static const int rotations[4] = {1, 8, 3, 6};
+    static const int rotated_then_swapped_vertically[4] = {4, 5, 2, 7};
+    static const int rotated_then_swapped_horizontally[4] = {2, 7, 4, 5};
+    if (mirror == 0) return rotated_then_swapped_vertically[angle];
+    if (mirror == 1) return rotated_then_swapped_horizontally[angle];
+    return rotations[angle];
+}
+
+void cavif_decoder_info(const CAVIFDecoder *wrapper, CAVIFInfo *info) {
+    memset(info, 0, sizeof *info);
+    const avifImage *image = wrapper->decoder->image;
+    info->width = image->width;
+    info->height = image->height;
+    info->depth = image->depth;
+    info->has_alpha = wrapper->decoder->alphaPresent;
+    info->frame_count = wrapper->decoder->imageCount;
+    info->exif_orientation = exif_orientation(image);
+    if (image->transformFlags & AVIF_TRANSFORM_CLAP) {
+        avifCropRect rect;
+        avifDiagnostics diagnostics;
+        // The crop applies to RGB pixels here, so chroma alignment does not matter: asking as for 4:4:4
+        // skips the even-offset rule of subsampled images (strict mode's), keeping every other check.
+        if (avifCropRectConvertCleanApertureBox(&rect, &image->clap, image->width, image->height, AVIF_PIXEL_FORMAT_YUV444,
+                                                &diagnostics)) {
+            info->has_crop = 1;
+            info->crop_x = rect.x;
+            info->crop_y = rect.y;
+            info->crop_width = rect.width;
+            info->crop_height = rect.height;
+        }
+    }
+}
+
+int cavif_decoder_next(CAVIFDecoder *wrapper, uint8_t *pixels, size_t row_bytes, int channels, double *duration) {
+    avifDecoder *decoder = wrapper->decoder;
+    avifResult status = avifDecoderNextImage(decoder);
+    if (status != AVIF_RESULT_OK) return status;
+    *duration = decoder->imageTiming.duration;
+    avifRGBImage rgb;
+    avifRGBImageSetDefaults(&rgb, decoder->image);
+    rgb.depth = 8;
+    rgb.format = channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
+    rgb.chromaUpsampling = AVIF_CHROMA_UPSAMPLING_BILINEAR;
+    rgb.pixels = pixels;
+    rgb.rowBytes = (uint32_t)row_bytes;
+    return avifImageYUVToRGB(decoder->image, &rgb);
+}
+
+CAVIFResultKind cavif_result_kind(int result) {
+    switch ((avifResult)result) {
+    case AVIF_RESULT_OK: return CAVIFResultOK;
+    case AVIF_RESULT_NO_IMAGES_REMAINING: return CAVIFResultEnd;
+    case AVIF_RESULT_TRUNCATED_DATA: return CAVIFResultTruncated;
+    case AVIF_RESULT_OUT_OF_MEMORY: return CAVIFResultNoMemory;
+    case AVIF_RESULT_INVALID_FTYP: return CAVIFResultNotAVIF;
+    default: return CAVIFResultFailed;
+    }
+}
+
+const char *cavif_result_string(int result) {
+    return avifResultToString((avifResult)result);
+}
+
+void cavif_decoder_destroy(CAVIFDecoder *wrapper) {
+    if (!wrapper) return;
+    avifDecoderDestroy(wrapper->decoder);
+    free(wrapper);
+}

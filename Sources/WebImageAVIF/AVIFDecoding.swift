@@ -1,0 +1,107 @@
+import CAVIF
+import Foundation
+import WebImage
+
+/// One decode of one AVIF file's bytes.
+struct AVIFDecoding {
+    let bytes: UnsafeRawBufferPointer
+    let options: DecodeOptions
+
+    func decode() throws(ImageCodingError) -> Image {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), !bytes.isEmpty else {
+            throw .truncatedData(format: .avif)
+        }
+        var result: Int32 = 0
+        guard let decoder = cavif_decoder_create(base, bytes.count, &result) else { throw Self.error(result) }
+        defer { cavif_decoder_destroy(decoder) }
+        var info = CAVIFInfo()
+        cavif_decoder_info(decoder, &info)
+        let size = PixelSize(width: Int(info.width), height: Int(info.height))
+        guard size.width > 0, size.height > 0 else { throw .corruptData(format: .avif, reason: "the image is \(size)") }
+        guard size.pixelCount <= options.pixelCountLimit else {
+            throw .imageTooLarge(width: size.width, height: size.height, limit: options.pixelCountLimit)
+        }
+        let frameCount = max(Int(info.frame_count), 1)
+        try options.checkAnimationBudget(frameCount: frameCount, canvas: size)
+        let pixelFormat: PixelFormat = info.has_alpha != 0 ? .rgba8 : .rgb8
+        // Applied here (after the crop) or reported on the image for its caller to apply.
+        let orientation = options.applyOrientation ? .up : ImageOrientation(exifValue: Int(info.exif_orientation))
+        var frames: [ImageFrame] = []
+        while frames.count < (options.firstFrameOnly ? 1 : frameCount) {
+            var status: Int32 = 0
+            var seconds = 0.0
+            var image: Image
+            do {
+                image = try Image(width: size.width, height: size.height, pixelFormat: pixelFormat, format: .avif,
+                                  scale: options.scale, orientation: orientation) { pixels, bytesPerRow in
+                    status = cavif_decoder_next(decoder, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), bytesPerRow,
+                                                Int32(pixelFormat.bytesPerPixel), &seconds)
+                }
+            } catch {
+                throw .insufficientMemory(byteCount: size.pixelCount * pixelFormat.bytesPerPixel)
+            }
+            if cavif_result_kind(status) == .end, !frames.isEmpty { break }
+            guard cavif_result_kind(status) == .OK else { throw Self.error(status) }
+            if options.applyOrientation { image = try upright(image, info: info) }
+            frames.append(ImageFrame(image: try fitted(image), duration: .milliseconds(Int((seconds * 1000).rounded()))))
+        }
+        return frames.count == 1 ? frames[0].image : try Image(frames: frames, loopCount: 0)
+    }
+
+    /// The clean aperture, then the rotation and mirroring: what a viewer shows (MIAF's order).
+    /// `image` is labelled up; the crop applies to its stored pixels.
+    private func upright(_ image: Image, info: CAVIFInfo) throws(ImageCodingError) -> Image {
+        var result = image
+        if info.has_crop != 0 {
+            let rect = PixelRect(x: Int(info.crop_x), y: Int(info.crop_y), width: Int(info.crop_width), height: Int(info.crop_height))
+            if rect.size != image.size {
+                do {
+                    result = try CroppingTransformer(rect: rect).transform(image, forKey: "")
+                } catch {
+                    throw .corruptData(format: .avif, reason: "the clean aperture \(rect) cannot be applied: \(error)")
+                }
+            }
+        }
+        let orientation = ImageOrientation(exifValue: Int(info.exif_orientation))
+        guard orientation != .up else { return result }
+        let cropped = result
+        do {
+            // The same pixels labelled with the file's rotation and mirroring, then turned upright.
+            let labelled = try Image(width: cropped.width, height: cropped.height, pixelFormat: cropped.pixelFormat, format: .avif,
+                                     scale: cropped.scale, orientation: orientation) { pixels, bytesPerRow in
+                cropped.withUnsafePixels { source in
+                    for y in 0..<cropped.height {
+                        pixels.baseAddress!.advanced(by: y * bytesPerRow)
+                            .copyMemory(from: source.baseAddress!.advanced(by: y * cropped.bytesPerRow), byteCount: bytesPerRow)
+                    }
+                }
+            }
+            return try labelled.oriented()
+        } catch let error as ImageCodingError {
+            throw error
+        } catch {
+            throw .insufficientMemory(byteCount: cropped.size.pixelCount * cropped.pixelFormat.bytesPerPixel)
+        }
+    }
+
+    /// `image` at the size the options ask for (thumbnail, scale-down limit).
+    private func fitted(_ image: Image) throws(ImageCodingError) -> Image {
+        let target = options.outputSize(forSource: image.size)
+        guard target != image.size else { return image }
+        do {
+            return try ResizingTransformer(size: target, scaleMode: .fill).transform(image, forKey: "")
+        } catch {
+            throw .invalidImage("resizing failed: \(error)")
+        }
+    }
+
+    /// The ``ImageCodingError`` for a libavif avifResult.
+    static func error(_ result: Int32) -> ImageCodingError {
+        switch cavif_result_kind(result) {
+        case .truncated: .truncatedData(format: .avif)
+        case .noMemory: .insufficientMemory(byteCount: 0)
+        case .notAVIF: .unsupportedFormat(.unknown)
+        case .OK, .end, .failed: .corruptData(format: .avif, reason: String(cString: cavif_result_string(result)))
+        }
+    }
+}

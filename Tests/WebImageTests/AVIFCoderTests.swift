@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import WebImage
+import WebImageAVIF
+
+@Suite struct AVIFCoderTests {
+    @Test func everyValidCorpusAVIFMatchesItsReferenceStoredAndOriented() throws {
+        // The two 8.3 MP files take most of a debug run: scripts/corpus-check.sh checks them in release.
+        let entries = Corpus.entries(format: "AVIF").filter { $0.valid && ($0.width ?? 0) * ($0.height ?? 0) < 4_000_000 }
+        #expect(entries.count > 50)
+        for entry in entries {
+            let data = try entry.data
+            let stored = try AVIFCoder().decode(data, options: DecodeOptions(applyOrientation: false, firstFrameOnly: true))
+            #expect(stored.format == .avif, "\(entry)")
+            #expect(stored.width == entry.width && stored.height == entry.height, "\(entry)")
+            #expect(stored.rgbaSHA256() == entry.expectedRGBASHA256, "\(entry)")
+            if let oriented = entry.orientedRGBASHA256 {
+                let upright = try AVIFCoder().decode(data, options: DecodeOptions(firstFrameOnly: true))
+                #expect(upright.orientation == .up, "\(entry)")
+                #expect(upright.width == entry.orientedWidth && upright.height == entry.orientedHeight, "\(entry)")
+                #expect(upright.rgbaSHA256() == oriented, "\(entry)")
+                #expect(stored.orientation == ImageOrientation(exifValue: entry.exifOrientation ?? 1), "\(entry)")
+            }
+        }
+    }
+
+    @Test func everyBindingFrameOfTheCorpusSequencesMatches() throws {
+        let rows = Corpus.frames.filter { $0.path.hasPrefix("avif/") && $0.binding }
+        #expect(!rows.isEmpty)
+        for (path, frames) in Dictionary(grouping: rows, by: \.path) {
+            let image = try AVIFCoder().decode(try Data(contentsOf: Corpus.root.appendingPathComponent(path)))
+            let all = image.frames
+            #expect(all.count == frames[0].frameCount, "\(path)")
+            #expect(image.loopCount == 0, "AVIF has no loop count: \(path)")
+            for row in frames where row.index < all.count {
+                #expect(all[row.index].image.rgbaSHA256() == row.rgbaSHA256, "\(path) frame \(row.index)")
+            }
+        }
+    }
+
+    @Test func badInputIsATypedErrorAndLimitsHoldBeforeDecoding() throws {
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("avif/valid/av1-avif/Link-U/kimono.avif"))
+        for cut in [16, 200, data.count / 2, data.count - 10] {
+            #expect(throws: ImageCodingError.self) { try AVIFCoder().decode(data.prefix(cut)) }
+        }
+        #expect(throws: ImageCodingError.imageTooLarge(width: 722, height: 1024, limit: 1000)) {
+            try AVIFCoder().decode(data, options: DecodeOptions(pixelCountLimit: 1000))
+        }
+        #expect(throws: ImageCodingError.unsupportedFormat(.png)) { try AVIFCoder().decode(try encodedPicture()) }
+    }
+
+    @Test func aSequenceIsBoundedAndCanBeReadAsItsFirstFrame() throws {
+        let path = try #require(Corpus.frames.first { $0.path.hasPrefix("avif/") && $0.binding }?.path)
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent(path))
+        let count = try AVIFCoder().decode(data).frames.count
+        #expect(count > 1)
+        #expect(throws: ImageCodingError.self) { try AVIFCoder().decode(data, options: DecodeOptions(maxFrameCount: count - 1)) }
+        #expect(!(try AVIFCoder().decode(data, options: DecodeOptions(firstFrameOnly: true, maxFrameCount: 1)).isAnimated))
+    }
+}
