@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "WebImage", targets: ["WebImage"]),
         .library(name: "WebImageWebP", targets: ["WebImageWebP"]),
         .library(name: "WebImageAVIF", targets: ["WebImageAVIF"]),
+        .library(name: "WebImageHEIF", targets: ["WebImageHEIF"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     targets: [
@@ -36,11 +37,17 @@ let package = Package(
             name: "CLibAVIF",
             providers: [.apt(["libavif-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibHEIF",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
         // C shims: all setjmp/longjmp error handling lives here, never in Swift.
         .target(name: "CPNG", dependencies: ["CLibPNG"]),
         .target(name: "CJPEG", dependencies: ["CLibJPEG"]),
         .target(name: "CGIF", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CAVIF", dependencies: ["CLibAVIF"], linkerSettings: [.linkedLibrary("avif")]),
+        .target(name: "CHEIF", dependencies: ["CLibHEIF"], linkerSettings: [.linkedLibrary("heif")]),
         .target(name: "CWebP", dependencies: ["CLibWebP"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webp")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
@@ -61,8 +68,14 @@ let package = Package(
             dependencies: ["WebImage", "CAVIF"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF"]),
-        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "webimage"]),
+        // HEIF/HEIC (libheif 1.15 with libde265): a product of its own.
+        .target(
+            name: "WebImageHEIF",
+            dependencies: ["WebImage", "CHEIF"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF"]),
+        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "webimage"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,11 +8,13 @@
 import Foundation
 import WebImage
 import WebImageAVIF
+import WebImageHEIF
 import WebImageWebP
 
-// The tool reads and writes every format it has a coder for: the core's PNG, JPEG and GIF, WebP and AVIF.
+// The tool reads and writes every format it has a coder for: the core's PNG, JPEG and GIF, WebP, AVIF, HEIF.
 CoderRegistry.shared.add(WebPCoder())
 CoderRegistry.shared.add(AVIFCoder())
+CoderRegistry.shared.add(HEIFCoder())
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32
