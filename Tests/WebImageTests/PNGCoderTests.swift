@@ -13,7 +13,8 @@ import Testing
         var mismatches: [String] = []
         for entry in entries {
             do {
-                let image = try coder.decode(try entry.data, options: DecodeOptions())
+                // The manifest's checksum is of the stored pixels, before any eXIf orientation.
+                let image = try coder.decode(try entry.data, options: DecodeOptions(applyOrientation: false))
                 let checksum = image.rgbaSHA256()
                 if checksum != entry.expectedRGBASHA256 {
                     mismatches.append("\(entry.path): sha256 \(checksum), expected \(entry.expectedRGBASHA256 ?? "-")")
@@ -237,5 +238,28 @@ import Testing
             for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
         }
         return ~crc
+    }
+
+    @Test func anEXIfChunkTurnsThePNGAsBrowsersDo() throws {
+        let entry = try #require(Corpus.entries.first { $0.path == "png/valid/image-png/bugfixes/F-exif-chunk-early.png" })
+        let data = try entry.data
+        let stored = try PNGCoder().decode(data, options: DecodeOptions(applyOrientation: false))
+        #expect(stored.orientation == ImageOrientation(exifValue: 6))
+        #expect(stored.rgbaSHA256() == entry.expectedRGBASHA256)
+        let upright = try PNGCoder().decode(data)
+        #expect(upright.orientation == .up)
+        #expect(upright.rgbaSHA256() == entry.orientedRGBASHA256)
+        let incremental = PNGCoder().makeIncrementalDecoder(options: DecodeOptions())
+        for start in stride(from: 0, to: data.count, by: 1024) { try incremental.append(data[start..<min(start + 1024, data.count)]) }
+        #expect(try incremental.finish().rgbaSHA256() == upright.rgbaSHA256())
+    }
+
+    @Test func xmpOrientationIsIgnoredAsBrowsersIgnoreIt() throws {
+        // Pillow's exif_transpose (the manifest's oriented reference) reads tiff:Orientation from XMP;
+        // Chrome, Safari and Firefox do not, and a thumbnail must look like the original in a browser.
+        let entry = try #require(Corpus.entries.first { $0.path == "png/valid/pillow/xmp_tags_orientation_exiftool.png" })
+        let image = try PNGCoder().decode(try entry.data)
+        #expect(image.orientation == .up)
+        #expect(image.rgbaSHA256() == entry.expectedRGBASHA256)
     }
 }

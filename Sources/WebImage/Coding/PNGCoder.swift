@@ -33,7 +33,8 @@ public struct PNGCoder: ProgressiveImageCoder {
     /// - Parameters:
     ///   - data: the whole file.
     ///   - options: thumbnail size, scale-down limit, pixel-count limit and ``DecodeOptions/scale``
-    ///     (recorded in ``Image/scale``). PNG has no orientation: the image is always ``ImageOrientation/up``.
+    ///     (recorded in ``Image/scale``), and whether to apply the Orientation of an `eXIf` chunk (default
+    ///     yes; without, ``Image/orientation`` reports it). XMP orientation is ignored, as browsers do.
     /// - Returns: the image, with ``Image/format`` ``ImageFormat/png``.
     /// - Throws: ``ImageCodingError``:
     ///   - `unsupportedFormat` when the data is another recognised format (JPEG, GIF, ...);
@@ -49,11 +50,12 @@ public struct PNGCoder: ProgressiveImageCoder {
             throw ImageCodingError.unsupportedFormat(sniffed)
         }
         let session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: false)
-        let complete = try data.withUnsafeBytes { bytes throws(ImageCodingError) in try session.feed(bytes) }
-        guard complete, let image = session.makeImage(scale: options.scale) else {
-            throw ImageCodingError.truncatedData(format: .png)
+        return try data.withUnsafeBytes { bytes throws(ImageCodingError) in
+            guard try session.feed(bytes), let image = session.makeImage(scale: options.scale) else {
+                throw ImageCodingError.truncatedData(format: .png)
+            }
+            return try PNGEXIFReader.finished(image, orientation: PNGEXIFReader.orientation(inPNG: bytes), options: options)
         }
-        return try Resampler.fitted(image, options: options)
     }
 
     /// Creates a decoder to feed one PNG file's bytes as they arrive.

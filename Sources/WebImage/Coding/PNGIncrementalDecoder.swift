@@ -71,7 +71,8 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
             guard let session, let image = session.makeImage(scale: options.scale) else {
                 throw .truncatedData(format: .png)
             }
-            let result = try Resampler.fitted(image, options: options)
+            let orientation = received.withUnsafeBytes { PNGEXIFReader.orientation(inPNG: $0) }
+            let result = try PNGEXIFReader.finished(image, orientation: orientation, options: options)
             finalImage = result
             received = []
             return result
