@@ -90,4 +90,17 @@ import FoundationNetworking
         #expect(!operation.received(Data(count: 60), maxBytes: 100))
         await #expect(throws: WebImageError.responseTooLarge(limit: 100, url: url)) { try await waiter.value }
     }
+
+    @Test func aFinishedOperationNeverAnswersARedirect() async throws {
+        // FoundationNetworking traps when a redirect answer reaches a task cancelled after it asked.
+        let operation = makeOperation()
+        let request = URLRequest(url: url)
+        var answers: [URLRequest?] = []
+        operation.answerRedirect(maxRedirects: 1, request: request) { answers.append($0) }
+        operation.answerRedirect(maxRedirects: 1, request: request) { answers.append($0) }
+        #expect(answers == [request, nil], "within the limit, then past it")
+        operation.fail(.timedOut(url: url))
+        operation.answerRedirect(maxRedirects: 5, request: request) { answers.append($0) }
+        #expect(answers.count == 2, "a failed (and cancelled) operation's task must not be answered")
+    }
 }

@@ -17,9 +17,11 @@ import Testing
 
     /// Small limits, so that every hostile case ends quickly: 1 MiB, 2 s in all. The idle time-out is
     /// far longer than the total deadline, so a time-out within the hang bound is the downloader's own.
-    static let limits = DownloaderConfig(downloadTimeout: .seconds(2), idleTimeout: .seconds(30), maxResponseBytes: 1 << 20)
+    /// Scaled with `testTimeScale` (ThreadSanitizer): a redirect loop's dozen requests once outran 2 s there.
+    static let limits = DownloaderConfig(downloadTimeout: .seconds(2) * testTimeScale, idleTimeout: .seconds(30) * testTimeScale,
+                                         maxResponseBytes: 1 << 20)
     /// A load still running after this long has hung (every limit above is ten times shorter).
-    static let hangBound: Duration = .seconds(20)
+    static let hangBound: Duration = .seconds(20) * testTimeScale
 
     /// What a load came to.
     enum Outcome: Sendable {

@@ -161,10 +161,19 @@ final class DownloadOperation: Sendable {
         }
     }
 
-    func willRedirect(maxRedirects: Int) -> Bool {
+    /// Answers URLSession's redirect question: `request` while within `maxRedirects`, `nil` past it
+    /// (the redirect response itself then ends the transfer) — or not at all once the operation has
+    /// finished. FoundationNetworking traps ("Received callback for HTTP redirection, but we're not
+    /// waiting for it") when the answer reaches a task that was cancelled after asking; found under
+    /// ThreadSanitizer on a loaded machine, a time-out during a redirect loop. The answer is given under
+    /// the same lock that decides the verdict, and ``finish(with:)`` cancels the task only after that
+    /// lock: either the answer is queued to the task before the cancel, or the task is never answered
+    /// and its cancel ends it.
+    func answerRedirect(maxRedirects: Int, request: URLRequest, _ answer: (URLRequest?) -> Void) {
         state.withLock { state in
+            guard state.result == nil else { return }
             state.redirects += 1
-            return state.redirects <= maxRedirects
+            answer(state.redirects <= maxRedirects ? request : nil)
         }
     }
 

@@ -60,7 +60,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(nil)
             return
         }
-        completionHandler(entry.operation.willRedirect(maxRedirects: entry.settings.config.maxRedirects) ? request : nil)
+        entry.operation.answerRedirect(maxRedirects: entry.settings.config.maxRedirects, request: request, completionHandler)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
