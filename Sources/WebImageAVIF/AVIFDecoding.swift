@@ -43,7 +43,7 @@ struct AVIFDecoding {
             if cavif_result_kind(status) == .end, !frames.isEmpty { break }
             guard cavif_result_kind(status) == .OK else { throw Self.error(status) }
             if options.applyOrientation { image = try upright(image, info: info) }
-            frames.append(ImageFrame(image: try fitted(image), duration: .milliseconds(Int((seconds * 1000).rounded()))))
+            frames.append(ImageFrame(image: try image.fitted(to: options), duration: .milliseconds(Int((seconds * 1000).rounded()))))
         }
         return frames.count == 1 ? frames[0].image : try Image(frames: frames, loopCount: 0)
     }
@@ -81,17 +81,6 @@ struct AVIFDecoding {
             throw error
         } catch {
             throw .insufficientMemory(byteCount: cropped.size.pixelCount * cropped.pixelFormat.bytesPerPixel)
-        }
-    }
-
-    /// `image` at the size the options ask for (thumbnail, scale-down limit).
-    private func fitted(_ image: Image) throws(ImageCodingError) -> Image {
-        let target = options.outputSize(forSource: image.size)
-        guard target != image.size else { return image }
-        do {
-            return try ResizingTransformer(size: target, scaleMode: .fill).transform(image, forKey: "")
-        } catch {
-            throw .invalidImage("resizing failed: \(error)")
         }
     }
 

@@ -69,13 +69,7 @@ public struct HEIFCoder: ImageCoder {
         } catch {
             throw .insufficientMemory(byteCount: Int(width) * Int(height) * 4)
         }
-        let target = options.outputSize(forSource: image.size)
-        guard target != image.size else { return image }
-        do {
-            return try ResizingTransformer(size: target, scaleMode: .fill).transform(image, forKey: "")
-        } catch {
-            throw .invalidImage("resizing failed: \(error)")
-        }
+        return try image.fitted(to: options)
     }
 
     /// libheif's message, without the line break some end with.

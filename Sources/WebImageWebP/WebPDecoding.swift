@@ -57,7 +57,6 @@ struct WebPDecoding {
         }
         defer { cwebp_animation_destroy(animation) }
         let canvasBytes = canvas.pixelCount * 4
-        let target = options.outputSize(forSource: canvas)
         var frames: [ImageFrame] = []
         var previousEnd = 0
         let wanted = options.firstFrameOnly ? 1 : frameCount
@@ -76,23 +75,13 @@ struct WebPDecoding {
             } catch {
                 throw .insufficientMemory(byteCount: canvasBytes)
             }
-            if target != canvas { frame = try WebPDecoding.resized(frame, to: target) }
+            frame = try frame.fitted(to: options)
             let duration = Duration.milliseconds(Int(timestamp) - previousEnd)
             previousEnd = Int(timestamp)
             frames.append(ImageFrame(image: frame, duration: duration))
         }
         guard !frames.isEmpty else { throw .corruptData(format: .webp, reason: "the animation has no frames") }
         return try Image(frames: frames, loopCount: loopCount)
-    }
-
-    /// `image` scaled to `size` by the core's area-averaging resampler (through a thumbnail decode of
-    /// nothing: the public transformer does the same work).
-    static func resized(_ image: Image, to size: PixelSize) throws(ImageCodingError) -> Image {
-        do {
-            return try ResizingTransformer(size: size, scaleMode: .fill).transform(image, forKey: "")
-        } catch {
-            throw .invalidImage("resizing a frame failed: \(error)")
-        }
     }
 
     /// The ``ImageCodingError`` for a libwebp VP8StatusCode.

@@ -6,11 +6,8 @@ import WebImage
 enum WebPEncoding {
     static func encode(_ image: Image, options: EncodeOptions) throws(ImageCodingError) -> Data {
         var source = image
-        if let limit = options.maxPixelSize, limit > 0, max(image.width, image.height) > limit {
-            let factor = Double(limit) / Double(max(image.width, image.height))
-            let size = PixelSize(width: max(1, Int((Double(image.width) * factor).rounded())),
-                                 height: max(1, Int((Double(image.height) * factor).rounded())))
-            source = try WebPDecoding.resized(image, to: size)
+        if let limit = options.maxPixelSize, limit > 0 {
+            source = try image.fitted(to: DecodeOptions(thumbnailPixelSize: PixelSize(width: limit, height: limit)))
         }
         if source.pixelFormat == .gray8 || source.pixelFormat == .grayAlpha8 {
             source = try source.converted(to: source.pixelFormat.hasAlpha ? .rgba8 : .rgb8)

@@ -61,6 +61,8 @@ func psnr(_ a: Image, _ b: Image) throws -> Double {
         #expect(lossless.rgbaSHA256() == source.rgbaSHA256())
         let lossy = try WebPCoder().decode(try WebPCoder().encode(source, as: .webp, options: EncodeOptions(compressionQuality: 0.9)))
         #expect(try psnr(source, lossy) > 35)
+        let small = try WebPCoder().decode(try WebPCoder().encode(source, as: .webp, options: EncodeOptions(maxPixelSize: 16)))
+        #expect(max(small.width, small.height) == 16)
         let alpha = try Image(width: 2, height: 1, pixelFormat: .rgba8, pixels: [255, 0, 0, 0, 0, 255, 0, 255])
         let decoded = try WebPCoder().decode(try WebPCoder().encode(alpha, as: .webp, options: EncodeOptions(compressionQuality: 1)))
         #expect(decoded.pixelFormat == .rgba8 && decoded.rgbaSHA256() == alpha.rgbaSHA256())

@@ -117,3 +117,14 @@ public struct DecodeOptions: Sendable, Hashable {
         return PixelSize(width: min(max(size.width, 1), source.width), height: min(max(size.height, 1), source.height))
     }
 }
+
+extension Image {
+    /// This image resampled (area average) to ``DecodeOptions/outputSize(forSource:)`` of its size, or
+    /// itself when that is its size: the thumbnail and scale-down step for a coder whose library cannot
+    /// scale on load. A frame of an animation is resized on its own.
+    /// - Throws: ``ImageCodingError/insufficientMemory(byteCount:)``.
+    public func fitted(to options: DecodeOptions) throws(ImageCodingError) -> Image {
+        try Resampler.fitted(self, options: options)
+    }
+}
+
