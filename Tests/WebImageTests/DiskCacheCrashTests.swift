@@ -63,6 +63,7 @@ import Testing
         var acknowledged = Set<Int>()
         var verified: [String: FileVersion] = [:]
         var leftoverRounds = 0
+        var lateRoundsWithoutAStore = 0
         for round in 0..<Self.kills {
             // One kill in five lands anywhere from the child's start (its own start-up cleanup
             // included); the others land 0–40 ms after its first store has been reported.
@@ -71,10 +72,15 @@ import Testing
             let log = logs.url.appendingPathComponent("round-\(round).log")
             let reported = try await runAndKill(storingInto: directory, log: log, afterFirstStore: !early, delay: delay)
             acknowledged.formUnion(reported)
+            if !early && reported.isEmpty { lateRoundsWithoutAStore += 1 }
             if directory.files().contains(where: { $0.hasPrefix(DiskFile.temporaryPrefix) }) { leftoverRounds += 1 }
             try await verify(directory, acknowledged: acknowledged, verified: &verified, round: round)
         }
-        #expect(acknowledged.count > 10 / testTimeScale, "the children should have stored some entries")   // fewer under TSan
+        // Every late kill waited for its child's first reported store, so each of those rounds stored
+        // something however slowly the machine runs (a count of keys reached in 40 ms was a guess that
+        // a loaded machine broke: 8 instead of more than 10).
+        #expect(lateRoundsWithoutAStore == 0, "a kill after the first store must find it reported")
+        #expect(!acknowledged.isEmpty, "the children should have stored some entries")
         // Informational: how many kills caught a write between its temporary file and its rename.
         print("DiskCacheCrashTests: \(Self.kills) kills, \(acknowledged.count) keys acknowledged, temporary files left by \(leftoverRounds) kills")
     }
