@@ -32,6 +32,22 @@ int cwebp_info(const uint8_t *data, size_t size, CWebPInfo *info) {
     return 0;
 }
 
+int cwebp_exif(const uint8_t *data, size_t size, size_t *offset, size_t *length) {
+    WebPData webp = {data, size};
+    WebPDemuxer *demux = WebPDemux(&webp);
+    if (!demux) return 0;
+    WebPChunkIterator chunk;
+    int found = WebPDemuxGetChunk(demux, "EXIF", 1, &chunk);
+    if (found) {
+        // The demuxer reads `data` in place: the payload points into it.
+        *offset = (size_t)(chunk.chunk.bytes - data);
+        *length = chunk.chunk.size;
+        WebPDemuxReleaseChunkIterator(&chunk);
+    }
+    WebPDemuxDelete(demux);
+    return found;
+}
+
 int cwebp_decode(const uint8_t *data, size_t size, int channels, int out_width, int out_height,
                  uint8_t *output, size_t stride) {
     WebPDecoderConfig config;

@@ -11,7 +11,8 @@ import WebImage
 /// show them) into frames of the canvas size with their durations and loop count (0 = forever).
 /// Pixels are ``PixelFormat/rgba8`` when the file has alpha or is lossless (whose pixels always carry
 /// alpha, as dwebp decodes them), else ``PixelFormat/rgb8``.
-/// The EXIF orientation of a WebP file is not applied yet (the image is always ``ImageOrientation/up``).
+/// The Orientation of a still file's `EXIF` chunk is applied with ``DecodeOptions/applyOrientation``
+/// (the default), or reported in ``Image/orientation`` without it.
 ///
 /// Encoding writes lossy (``EncodeOptions/compressionQuality``) or lossless WebP of the first frame.
 ///

@@ -25,7 +25,32 @@ struct WebPDecoding {
         }
         // A lossless bitstream decodes its alpha even when the header's hint says there is none (dwebp
         // keeps it too: libwebp's test vector bad_palette_index.webp).
-        return try decodeStill(base, size: canvas, hasAlpha: info.has_alpha != 0 || info.is_lossless != 0)
+        let still = try decodeStill(base, size: canvas, hasAlpha: info.has_alpha != 0 || info.is_lossless != 0)
+        return try oriented(still, base)
+    }
+
+    /// `image` labelled with the Orientation of the file's `EXIF` chunk and, when the options say so,
+    /// turned upright (as browsers show a WebP).
+    private func oriented(_ image: Image, _ base: UnsafePointer<UInt8>) throws(ImageCodingError) -> Image {
+        var offset = 0, length = 0
+        guard cwebp_exif(base, bytes.count, &offset, &length) != 0, offset + length <= bytes.count else { return image }
+        let orientation = ImageOrientation(exif: Data(bytes[offset..<(offset + length)]))
+        guard orientation != .up else { return image }
+        let labelled: Image
+        do {
+            labelled = try Image(width: image.width, height: image.height, pixelFormat: image.pixelFormat, format: .webp,
+                                 scale: image.scale, orientation: orientation) { pixels, bytesPerRow in
+                image.withUnsafePixels { source in
+                    for y in 0..<image.height {
+                        pixels.baseAddress!.advanced(by: y * bytesPerRow)
+                            .copyMemory(from: source.baseAddress!.advanced(by: y * image.bytesPerRow), byteCount: bytesPerRow)
+                    }
+                }
+            }
+        } catch {
+            throw .insufficientMemory(byteCount: image.bytesPerRow * image.height)
+        }
+        return options.applyOrientation ? try labelled.oriented() : labelled
     }
 
     /// Decodes straight into the image's memory, scaled on load to the size the options ask for.

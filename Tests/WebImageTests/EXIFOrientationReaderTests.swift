@@ -132,4 +132,13 @@ import Testing
         }
         #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
     }
+
+    @Test func anEXIFBlockIsReadWithOrWithoutItsAPP1Prefix() {
+        // A big-endian TIFF with one IFD0 entry: Orientation (0x0112), SHORT, 1 value, 6.
+        let tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01,
+                             0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
+        #expect(ImageOrientation(exif: Data(tiff)) == .right)
+        #expect(ImageOrientation(exif: Data(Array("Exif".utf8) + [0, 0] + tiff)) == .right)
+        #expect(ImageOrientation(exif: Data([1, 2, 3])) == .up)
+    }
 }

@@ -25,10 +25,15 @@ func psnr(_ a: Image, _ b: Image) throws -> Double {
         let entries = Corpus.entries(format: "WEBP").filter(\.valid)
         #expect(entries.count > 140)
         for entry in entries {
-            let image = try WebPCoder().decode(try entry.data)
+            let data = try entry.data
+            let image = try WebPCoder().decode(data, options: DecodeOptions(applyOrientation: false))
             #expect(image.format == .webp, "\(entry)")
             #expect(image.width == entry.width && image.height == entry.height, "\(entry)")
             #expect(image.rgbaSHA256() == entry.expectedRGBASHA256, "\(entry)")
+            if let oriented = entry.orientedRGBASHA256 {
+                #expect(image.orientation == ImageOrientation(exifValue: entry.exifOrientation ?? 1), "\(entry)")
+                #expect(try WebPCoder().decode(data).rgbaSHA256() == oriented, "\(entry): the EXIF chunk's orientation")
+            }
         }
     }
 

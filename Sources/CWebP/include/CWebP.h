@@ -31,6 +31,9 @@ typedef struct CWebPInfo {
 /// Reads the headers. Returns 0 and fills `info`, or libwebp's VP8StatusCode (non-zero) on failure.
 int cwebp_info(const uint8_t *data, size_t size, CWebPInfo *info);
 
+/// Finds the file's `EXIF` chunk: returns 1 with its payload's offset and length within `data`, or 0.
+int cwebp_exif(const uint8_t *data, size_t size, size_t *offset, size_t *length);
+
 /// Decodes a still image (or an animation's first frame, without compositing) to `out_width ×
 /// out_height` RGBA (`channels` 4) or RGB (3) rows in `output` (`stride` bytes apart), scaling on
 /// load when that is smaller than the image. Returns 0, or libwebp's VP8StatusCode.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads the EXIF `Orientation` tag (TIFF tag 0x0112) from a JPEG file's header.
 ///
 /// It walks the JPEG segments from SOI up to the first SOS, finds the APP1 segment that starts
@@ -120,3 +122,17 @@ enum EXIFOrientationReader {
         }
     }
 }
+
+extension ImageOrientation {
+    /// Reads the Orientation tag of an EXIF block as containers store it (WebP's `EXIF` chunk, HEIF's
+    /// Exif item, PNG's `eXIf`): a TIFF structure, with or without the `Exif\0\0` prefix JPEG's APP1
+    /// segment has. A block without a readable Orientation (or with a value outside 1–8) means ``up``.
+    /// - Parameter exif: the block's bytes.
+    public init(exif: Data) {
+        let value = exif.withUnsafeBytes { bytes in
+            EXIFOrientationReader.orientationValue(inEXIFSegment: bytes) ?? EXIFOrientationReader.orientationValue(inTIFF: bytes)
+        }
+        self.init(exifValue: value ?? 1)
+    }
+}
+
