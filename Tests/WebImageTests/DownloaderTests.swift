@@ -476,13 +476,19 @@ final class Gate: Sendable {
         try await waitUntil { downloader.startedDownloadCount == 1 && downloader.currentDownloadCount == 0 }
         var events: [DownloadEvent] = []
         for try await event in stream { events.append(event) }
-        #expect(events.count == 2)
-        guard case .progress(let progress) = events.first, case .finished(let response) = events.last else {
-            Issue.record("expected one merged progress event, then the response: \(events)")
+        // Twenty chunks arrived before the consumer looked: it gets them merged, not twenty events. (The
+        // first chunk can be handed over on its own before the consumer starts, so "one merged event"
+        // was a race that CI lost now and then; the bound below is what proves the merging.)
+        let progress = events.compactMap { event -> ImageLoadProgress? in
+            if case .progress(let progress) = event { return progress } else { return nil }
+        }
+        #expect(progress.count <= 2, "\(progress.count) progress events for 20 chunks that arrived before the consumer")
+        #expect(progress.reduce(Data()) { $0 + $1.chunk } == body)
+        #expect(progress.last?.receivedBytes == body.count)
+        guard case .finished(let response)? = events.last else {
+            Issue.record("expected the response last: \(events)")
             return
         }
-        #expect(progress.chunk == body)
-        #expect(progress.receivedBytes == body.count)
         #expect(response.data == body)
     }
 
