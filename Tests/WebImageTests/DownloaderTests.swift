@@ -540,8 +540,9 @@ final class Gate: Sendable {
         let cookieBody = Data(repeating: 0xC0, count: 3000), plainBody = Data(repeating: 0x9A, count: 5000)
         server.route("/cookie.bin") { _ in gate.wait(); return TestResponse(body: cookieBody) }
         server.route("/plain.bin") { _ in gate.wait(); return TestResponse(body: plainBody) }
-        // Not patient: a download whose callbacks went to the other one ends in its time-out, not a hang.
-        let downloader = Downloader(config: DownloaderConfig(downloadTimeout: .seconds(20) * testTimeScale))
+        // Not patient without end: a download whose callbacks went to the other one ends in its
+        // time-out, not a hang; two minutes leave a loaded machine room to serve both.
+        let downloader = Downloader(config: DownloaderConfig(downloadTimeout: .seconds(120) * testTimeScale))
         let cookie = Task { try await downloader.load(ImageLoadRequest(url: server.url("/cookie.bin"), handlesCookies: true)).data }
         let plain = Task { try await downloader.load(ImageLoadRequest(url: server.url("/plain.bin"))).data }
         try await waitUntil { server.totalRequestCount == 2 }

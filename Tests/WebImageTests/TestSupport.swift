@@ -1,4 +1,5 @@
 import Foundation
+@testable import WebImage
 
 /// Helpers the tests share.
 enum TestSupport {
@@ -47,3 +48,26 @@ let testTimeScale: Int = Int(ProcessInfo.processInfo.environment["WEBIMAGE_TEST_
 /// How much more memory bounds may allow: `WEBIMAGE_TEST_MEMORY_SCALE` (scripts/tsan.sh sets it:
 /// ThreadSanitizer's shadow memory counts in the resident size); default 1.
 let testMemoryScale: Int = Int(ProcessInfo.processInfo.environment["WEBIMAGE_TEST_MEMORY_SCALE"] ?? "").map { max($0, 1) } ?? 1
+
+/// Runs `body` on a thread of its own, off Swift's cooperative pool, and returns what it returns: a
+/// corpus decode and hash is long synchronous work, and on a 2-core machine two of them held both
+/// pool threads long enough to starve the suite's network tests past their waits.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// An image decoded off the pool with its RGBA checksum (hashing is slow in a debug build too).
+struct DecodedForTest: Sendable {
+    let image: Image
+    let checksum: String
+
+    /// Decodes `data` with `coder` and `options` off the pool.
+    static func decode(_ data: Data, with coder: any ImageCoder, options: DecodeOptions = DecodeOptions()) async throws -> DecodedForTest {
+        try await offThePool {
+            let image = try coder.decode(data, options: options)
+            return DecodedForTest(image: image, checksum: image.rgbaSHA256())
+        }
+    }
+}
