@@ -62,26 +62,7 @@ struct AVIFDecoding {
                 }
             }
         }
-        let orientation = ImageOrientation(exifValue: Int(info.exif_orientation))
-        guard orientation != .up else { return result }
-        let cropped = result
-        do {
-            // The same pixels labelled with the file's rotation and mirroring, then turned upright.
-            let labelled = try Image(width: cropped.width, height: cropped.height, pixelFormat: cropped.pixelFormat, format: .avif,
-                                     scale: cropped.scale, orientation: orientation) { pixels, bytesPerRow in
-                cropped.withUnsafePixels { source in
-                    for y in 0..<cropped.height {
-                        pixels.baseAddress!.advanced(by: y * bytesPerRow)
-                            .copyMemory(from: source.baseAddress!.advanced(by: y * cropped.bytesPerRow), byteCount: bytesPerRow)
-                    }
-                }
-            }
-            return try labelled.oriented()
-        } catch let error as ImageCodingError {
-            throw error
-        } catch {
-            throw .insufficientMemory(byteCount: cropped.size.pixelCount * cropped.pixelFormat.bytesPerPixel)
-        }
+        return try result.withOrientation(ImageOrientation(exifValue: Int(info.exif_orientation))).oriented()
     }
 
     /// The ``ImageCodingError`` for a libavif avifResult.

@@ -34,22 +34,7 @@ struct WebPDecoding {
     private func oriented(_ image: Image, _ base: UnsafePointer<UInt8>) throws(ImageCodingError) -> Image {
         var offset = 0, length = 0
         guard cwebp_exif(base, bytes.count, &offset, &length) != 0, offset + length <= bytes.count else { return image }
-        let orientation = ImageOrientation(exif: Data(bytes[offset..<(offset + length)]))
-        guard orientation != .up else { return image }
-        let labelled: Image
-        do {
-            labelled = try Image(width: image.width, height: image.height, pixelFormat: image.pixelFormat, format: .webp,
-                                 scale: image.scale, orientation: orientation) { pixels, bytesPerRow in
-                image.withUnsafePixels { source in
-                    for y in 0..<image.height {
-                        pixels.baseAddress!.advanced(by: y * bytesPerRow)
-                            .copyMemory(from: source.baseAddress!.advanced(by: y * image.bytesPerRow), byteCount: bytesPerRow)
-                    }
-                }
-            }
-        } catch {
-            throw .insufficientMemory(byteCount: image.bytesPerRow * image.height)
-        }
+        let labelled = image.withOrientation(ImageOrientation(exif: Data(bytes[offset..<(offset + length)])))
         return options.applyOrientation ? try labelled.oriented() : labelled
     }
 

@@ -63,4 +63,13 @@ import Testing
         #expect(PixelFormat.allCases.map(\.hasAlpha) == [false, true, false, true])
         #expect(PixelFormat.gray8.withAlpha == .grayAlpha8 && PixelFormat.rgb8.withAlpha == .rgba8)
     }
+
+    @Test func withOrientationSharesThePixelsAndOnlyChangesTheLabel() throws {
+        let image = try Image(width: 2, height: 1, pixelFormat: .gray8, pixels: [1, 2], format: .webp, scale: 2)
+        let labelled = image.withOrientation(.right)
+        #expect(labelled.orientation == .right && labelled.format == .webp && labelled.scale == 2)
+        #expect(labelled.pixels == image.pixels)
+        #expect(image.withOrientation(.up) === image)
+        #expect(try labelled.oriented().size == PixelSize(width: 1, height: 2))
+    }
 }

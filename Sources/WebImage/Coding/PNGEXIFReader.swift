@@ -32,12 +32,8 @@ enum PNGEXIFReader {
     /// say so, turned upright; then fitted to the size `options` ask for.
     /// - Throws: ``ImageCodingError/insufficientMemory(byteCount:)`` from turning or resizing.
     static func finished(_ image: Image, orientation: ImageOrientation, options: DecodeOptions) throws(ImageCodingError) -> Image {
-        var result = image
-        if orientation != .up {
-            result = Image(storage: image.storage, width: image.width, height: image.height, pixelFormat: image.pixelFormat,
-                           bytesPerRow: image.bytesPerRow, format: image.format, scale: image.scale, orientation: orientation)
-            if options.applyOrientation { result = try result.oriented() }
-        }
+        var result = image.withOrientation(orientation)
+        if options.applyOrientation { result = try result.oriented() }
         return try Resampler.fitted(result, options: options)
     }
 }

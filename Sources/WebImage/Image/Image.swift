@@ -162,6 +162,15 @@ public final class Image: Sendable {
                   firstFrameStoredDuration: first.storedDuration, loopCount: frames.count > 1 ? loopCount : 0)
     }
 
+    /// This image's pixels (shared, not copied) reporting `orientation` instead: how a coder labels
+    /// what it decoded with the orientation its container stores, before ``oriented()`` turns it.
+    public func withOrientation(_ orientation: ImageOrientation) -> Image {
+        guard orientation != self.orientation else { return self }
+        return Image(storage: storage, width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
+                     format: format, scale: scale, orientation: orientation, laterFrames: laterFrames,
+                     firstFrameDuration: firstFrameDuration, firstFrameStoredDuration: firstFrameStoredDuration, loopCount: loopCount)
+    }
+
     /// The size in pixels.
     public var size: PixelSize { PixelSize(width: width, height: height) }
 
