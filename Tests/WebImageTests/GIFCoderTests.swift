@@ -20,16 +20,17 @@ import Testing
 
     @Test func everyBindingFrameOfTheCorpusMatches() async throws {
         let rows = Corpus.frames.filter { $0.path.hasPrefix("gif/") }
-        let binding = rows.filter(\.binding)
-        #expect(binding.count > 400)
+        // The 380-frame muybridge animation takes 214 MB decoded: beside the rest of the suite that spike
+        // reaches the tests that measure the process's resident memory. scripts/corpus-check.sh checks
+        // its frames in release; here, animations up to 32 MB decoded.
+        let binding = rows.filter { $0.binding && $0.frameCount * $0.canvasWidth * $0.canvasHeight * 4 <= 32 << 20 }
+        #expect(binding.count > 30)
         for (path, frames) in Dictionary(grouping: binding, by: \.path) {
             let data = try Data(contentsOf: Corpus.root.appendingPathComponent(path))
             let image = try await offThePool { try GIFCoder().decode(data) }
             let all = image.frames
             #expect(all.count == frames[0].frameCount, "\(path)")
-            // Hashing every frame of the 380-frame file costs half a minute in a debug build: a sample of it.
-            let checked = frames.filter { frames.count < 100 || $0.index % 25 == 0 || $0.index == frames.count - 1 }
-            for row in checked where row.index < all.count {
+            for row in frames where row.index < all.count {
                 let frame = all[row.index]
                 #expect(frame.image.rgbaSHA256() == row.rgbaSHA256, "\(path) frame \(row.index)")
                 #expect(frame.storedDuration == .milliseconds(row.durationMilliseconds ?? 0), "\(path) frame \(row.index)")
