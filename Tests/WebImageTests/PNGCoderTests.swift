@@ -50,7 +50,8 @@ import Testing
 
     @Test func decodesToTheSmallestLosslessPixelFormat() throws {
         var mismatches: [String] = []
-        for entry in Corpus.entries(format: "PNG") where entry.valid {
+        // Animated PNGs' frames are composited canvases, always RGBA (APNGTests covers them).
+        for entry in Corpus.entries(format: "PNG") where entry.valid && !entry.mode.contains("APNG") {
             guard let colorType = entry.mode.firstMatch(of: /ct=(\d)/).flatMap({ Int($0.1) }) else { continue }
             let transparent = entry.mode.contains("tRNS")
             let expected: PixelFormat = switch colorType {

@@ -1,26 +1,112 @@
+import Foundation
+
 /// How a coder encodes an ``Image``.
 public struct EncodeOptions: Sendable, Hashable {
     /// Lossy quality from 0 (smallest) to 1 (best), as SDWebImage's `compressionQuality`; default 0.9.
-    /// JPEG maps it to libjpeg quality 1–100. Lossless formats ignore it.
+    /// JPEG maps it to libjpeg quality 1–100, WebP and AVIF to their 0–100 scales. Lossless formats
+    /// (PNG, GIF) and ``isLossless`` ignore it.
     public var compressionQuality: Double
     /// The colour that transparent pixels are composed over when the target format has no alpha
     /// (JPEG); its own alpha is ignored; default ``PixelColor/white``.
     public var backgroundColor: PixelColor
     /// Scale the image down (keeping its aspect ratio) so that neither side exceeds this many pixels
-    /// before encoding; default `nil` (encode at full size).
+    /// before encoding; default `nil` (encode at full size). Every frame of an animation is scaled.
     public var maxPixelSize: Int?
     /// PNG zlib compression level 0–9; default 3. On photographs level 3 writes files within about 6 %
     /// of level 6 (zlib's own default) in a third of the time; 0 stores without compression.
     public var pngCompressionLevel: Int
+    /// Whether formats that can be either lossy or lossless write losslessly (WebP's VP8L, AVIF with
+    /// 4:4:4 identity colour and quantizer 0); default `false`. ``compressionQuality`` and
+    /// ``maxFileSize`` then do not apply. PNG and GIF are always lossless; JPEG never is.
+    public var isLossless: Bool
+    /// How hard the encoder works for smaller files, from 0 (fastest) to 1 (smallest); default `nil`,
+    /// each library's own default (WebP method 4 of 0–6 as `cwebp`; AVIF speed 6 of 10–0 as `avifenc`).
+    /// WebP maps it to method `round(effort × 6)`, AVIF to speed `round(10 − effort × 10)`; PNG has
+    /// ``pngCompressionLevel``; JPEG and GIF ignore it.
+    public var compressionEffort: Double?
+    /// Whether an animated image is written as its first frame only, even to a format that can
+    /// animate (GIF, PNG as APNG, WebP, AVIF); default `false`: every frame, with its duration and
+    /// the image's loop count. Formats that cannot animate (JPEG) always write the first frame.
+    public var firstFrameOnly: Bool
+    /// The largest file, in bytes, a lossy encode may write, as SDWebImage's `maxFileSize`; default
+    /// `nil` (no limit). The encoder then writes the highest quality up to ``compressionQuality``
+    /// whose file fits, searched to within 1/100 of quality; when even the lowest quality does not
+    /// fit, the lowest-quality file is returned (it is never an error). Lossless encodes ignore it.
+    public var maxFileSize: Int?
 
     /// Creates encode options; every parameter defaults to the property's documented default.
     public init(
         compressionQuality: Double = 0.9, backgroundColor: PixelColor = .white,
-        maxPixelSize: Int? = nil, pngCompressionLevel: Int = 3
+        maxPixelSize: Int? = nil, pngCompressionLevel: Int = 3, isLossless: Bool = false,
+        compressionEffort: Double? = nil, firstFrameOnly: Bool = false, maxFileSize: Int? = nil
     ) {
         self.compressionQuality = compressionQuality
         self.backgroundColor = backgroundColor
         self.maxPixelSize = maxPixelSize
         self.pngCompressionLevel = pngCompressionLevel
+        self.isLossless = isLossless
+        self.compressionEffort = compressionEffort
+        self.firstFrameOnly = firstFrameOnly
+        self.maxFileSize = maxFileSize
+    }
+
+    /// ``compressionQuality`` clamped to 0...1 (NaN reads as the default, 0.9).
+    public var clampedQuality: Double {
+        compressionQuality.isNaN ? 0.9 : min(max(compressionQuality, 0), 1)
+    }
+
+    /// ``compressionEffort`` clamped to 0...1, or `nil` for the library's default.
+    public var clampedEffort: Double? {
+        guard let effort = compressionEffort, !effort.isNaN else { return nil }
+        return min(max(effort, 0), 1)
+    }
+
+    /// Runs a lossy encode under ``maxFileSize``: `encode` is called with a quality in 0...1 and
+    /// returns the file it writes at that quality.
+    ///
+    /// Without a limit (or with ``isLossless``) it is called once with ``clampedQuality``. With one,
+    /// the highest quality up to ``clampedQuality`` whose file fits is searched for by bisection (at
+    /// most 8 encodes, to within 1/100); when no quality fits, the lowest-quality file is returned.
+    /// Coders of other packages can use it to honour ``maxFileSize`` the same way.
+    /// - Throws: what `encode` throws.
+    public func encodingWithinMaxFileSize<Failure: Error>(
+        _ encode: (Double) throws(Failure) -> Data
+    ) throws(Failure) -> Data {
+        let top = clampedQuality
+        let first = try encode(top)
+        guard let limit = maxFileSize, !isLossless, first.count > limit else { return first }
+        let floor = try encode(0)
+        guard floor.count <= limit else { return floor }
+        // Invariant: `best` (quality `low`) fits; quality `high` does not.
+        var low = 0.0, high = top, best = floor
+        while high - low > 0.01 {
+            let middle = ((low + high) / 2 * 100).rounded() / 100
+            guard middle > low, middle < high else { break }
+            let candidate = try encode(middle)
+            if candidate.count <= limit {
+                low = middle
+                best = candidate
+            } else {
+                high = middle
+            }
+        }
+        return best
+    }
+}
+
+extension EncodeOptions {
+    /// The frames an encode of `image` writes: every frame (only the first with ``firstFrameOnly``),
+    /// each scaled down under ``maxPixelSize`` with an area-averaging filter, keeping its aspect
+    /// ratio. Encoders of animated formats (in this package or another) start here.
+    /// - Throws: ``ImageCodingError/insufficientMemory(byteCount:)`` if scaling runs out of memory.
+    public func frames(of image: Image) throws(ImageCodingError) -> [ImageFrame] {
+        let all = image.frames
+        let frames = firstFrameOnly ? [all[0]] : all
+        guard let limit = maxPixelSize, limit > 0, max(image.width, image.height) > limit else { return frames }
+        let size = PNGCoder.size(of: image.size, fittingSide: limit)
+        return try frames.map { (frame) throws(ImageCodingError) in
+            ImageFrame(image: try Resampler.resample(frame.image, to: size), duration: frame.duration,
+                       storedDuration: frame.storedDuration)
+        }
     }
 }

@@ -8,7 +8,8 @@ enum JPEGEncoder {
     /// Gray images stay gray; colour images become YCbCr (4:4:4 from quality 0.9 up, 4:2:0 below).
     /// Alpha is composed over ``EncodeOptions/backgroundColor`` (a gray image over a coloured
     /// background becomes colour). ``EncodeOptions/maxPixelSize`` scales down first, keeping the
-    /// aspect ratio. Quality 0...1 maps to libjpeg 1...100.
+    /// aspect ratio. Quality 0...1 maps to libjpeg 1...100, searched downwards under
+    /// ``EncodeOptions/maxFileSize``.
     /// - Throws: ``ImageCodingError/encodingFailed(format:reason:)`` with libjpeg's message, or
     ///   ``ImageCodingError/insufficientMemory(byteCount:)`` if scaling down runs out of memory.
     static func encode(_ image: Image, options: EncodeOptions) throws(ImageCodingError) -> Data {
@@ -16,8 +17,14 @@ enum JPEGEncoder {
         if let limit = options.maxPixelSize, limit > 0, max(image.width, image.height) > limit {
             source = try Resampler.resample(image, to: fitted(image.size, within: limit))
         }
-        let quality = options.compressionQuality.isNaN ? 0.9 : min(max(options.compressionQuality, 0), 1)
-        let background = options.backgroundColor
+        let scaled = source
+        return try options.encodingWithinMaxFileSize { (quality) throws(ImageCodingError) in
+            try encode(scaled, quality: quality, background: options.backgroundColor)
+        }
+    }
+
+    /// One libjpeg encode of `source` at `quality` (0...1).
+    static func encode(_ source: Image, quality: Double, background: PixelColor) throws(ImageCodingError) -> Data {
         let grayBackground = background.red == background.green && background.green == background.blue
         let outComponents: Int32 = switch source.pixelFormat {
         case .gray8: 1

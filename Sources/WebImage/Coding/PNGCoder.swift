@@ -11,7 +11,14 @@ import Foundation
 /// are the stored values). Ancillary chunks other than `tRNS` (text, ICC profiles, EXIF, ...) are
 /// skipped, so text-chunk decompression bombs cost nothing.
 ///
-/// Encoding writes 8-bit gray, gray + alpha, RGB or RGBA PNG, losslessly.
+/// Animated PNG (APNG: `acTL`, `fcTL`, `fdAT`) decodes to every frame, composited to the full canvas
+/// as ``PixelFormat/rgba8`` with its blend and dispose operations applied, its delay and the file's
+/// `num_plays` as ``Image/loopCount``; see `APNGDecoding` for the rules, and a PNG whose animation is
+/// broken decodes as its still image, as browsers show it. The frame budget
+/// (``DecodeOptions/maxFrameCount``, ``DecodeOptions/maxAnimationByteCount``) is checked before any frame
+/// is decoded; ``DecodeOptions/firstFrameOnly`` decodes the default image alone.
+///
+/// Encoding writes 8-bit gray, gray + alpha, RGB or RGBA PNG, losslessly, and an animated image as APNG.
 ///
 /// The coder has no state: one value can be used from any number of threads at once. Decoding and
 /// encoding are synchronous and CPU-bound; run them off actors that must stay responsive.
@@ -28,7 +35,8 @@ public struct PNGCoder: ProgressiveImageCoder {
     ///
     /// The pixels are written by libpng straight into pooled memory. When ``DecodeOptions`` ask for a
     /// smaller size (``DecodeOptions/outputSize(forSource:)``), the image is decoded in full and then
-    /// resampled (area average) to exactly that size.
+    /// resampled (area average) to exactly that size. An animated PNG yields every frame (see the type's
+    /// documentation), each resized alike.
     ///
     /// - Parameters:
     ///   - data: the whole file.
@@ -42,6 +50,7 @@ public struct PNGCoder: ProgressiveImageCoder {
     ///     or a side longer than 1,000,000 pixels (libpng's own limit)
     ///     (checked before any pixel memory is allocated);
     ///   - `truncatedData` when the data ends before the image and `IEND` are complete (never a partial image);
+    ///   - `animationTooLarge` when an animation's frames are past the budget (before any frame is decoded);
     ///   - `corruptData` with libpng's message for anything else wrong with the data;
     ///   - `insufficientMemory` when the pixels cannot be allocated.
     public func decode(_ data: Data, options: DecodeOptions = DecodeOptions()) throws -> Image {
@@ -49,13 +58,25 @@ public struct PNGCoder: ProgressiveImageCoder {
         if sniffed != .png && sniffed != .unknown {
             throw ImageCodingError.unsupportedFormat(sniffed)
         }
-        let session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: false)
         return try data.withUnsafeBytes { bytes throws(ImageCodingError) in
+            let orientation = PNGEXIFReader.orientation(inPNG: bytes)
+            if let animation = try Self.decodeAnimation(bytes, orientation: orientation, options: options) { return animation }
+            let session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: false)
             guard try session.feed(bytes), let image = session.makeImage(scale: options.scale) else {
                 throw ImageCodingError.truncatedData(format: .png)
             }
-            return try PNGEXIFReader.finished(image, orientation: PNGEXIFReader.orientation(inPNG: bytes), options: options)
+            return try PNGEXIFReader.finished(image, orientation: orientation, options: options)
         }
+    }
+
+    /// The composited frames of an animated PNG with more than one frame and a sound animation;
+    /// `nil` for a still image, a broken animation (which decodes as its still image) or
+    /// ``DecodeOptions/firstFrameOnly``.
+    static func decodeAnimation(_ bytes: UnsafeRawBufferPointer, orientation: ImageOrientation,
+                                options: DecodeOptions) throws(ImageCodingError) -> Image? {
+        guard !options.firstFrameOnly, let structure = APNGStructure.parse(bytes) else { return nil }
+        let animation = APNGDecoding(bytes: bytes, structure: structure, options: options, orientation: orientation)
+        return animation.frameCount > 1 ? try animation.decode() : nil
     }
 
     /// Creates a decoder to feed one PNG file's bytes as they arrive.
@@ -73,15 +94,20 @@ public struct PNGCoder: ProgressiveImageCoder {
         format == .png
     }
 
-    /// Encodes `image` (its first frame) as a PNG file, losslessly, in the image's own pixel format.
+    /// Encodes `image` as a PNG file, losslessly, in the image's own pixel format; an animated image
+    /// as an animated PNG (APNG) with every frame, its duration and the loop count.
+    ///
+    /// An APNG's frames are written whole (blend `SOURCE`, dispose `NONE`) with their stored
+    /// durations in milliseconds (at most 65.535 s); viewers without APNG support show the first frame.
     ///
     /// - Parameters:
     ///   - image: the pixels to write: ``PixelFormat/gray8``, ``PixelFormat/grayAlpha8``,
-    ///     ``PixelFormat/rgb8`` or ``PixelFormat/rgba8``.
+    ///     ``PixelFormat/rgb8`` or ``PixelFormat/rgba8`` (frames of different formats are written as RGBA).
     ///   - format: must be ``ImageFormat/png``.
-    ///   - options: ``EncodeOptions/pngCompressionLevel`` (zlib level, clamped to 0–9; default 3) and
-    ///     ``EncodeOptions/maxPixelSize`` (when a side is longer, the image is first scaled down,
-    ///     keeping its aspect ratio, with an area-averaging filter). Other options do not apply to PNG.
+    ///   - options: ``EncodeOptions/pngCompressionLevel`` (zlib level, clamped to 0–9; default 3),
+    ///     ``EncodeOptions/maxPixelSize`` (when a side is longer, every frame is first scaled down,
+    ///     keeping its aspect ratio, with an area-averaging filter) and ``EncodeOptions/firstFrameOnly``.
+    ///     Other options do not apply to PNG.
     /// - Returns: the complete file.
     /// - Throws: ``ImageCodingError/unsupportedEncoding(format:pixelFormat:)`` for a format other than
     ///   PNG; ``ImageCodingError/encodingFailed(format:reason:)`` with libpng's message if libpng fails;
@@ -90,10 +116,14 @@ public struct PNGCoder: ProgressiveImageCoder {
         guard format == .png else {
             throw ImageCodingError.unsupportedEncoding(format: format, pixelFormat: image.pixelFormat)
         }
-        var source = image
-        if let limit = options.maxPixelSize, limit > 0, max(image.width, image.height) > limit {
-            source = try Resampler.resample(image, to: Self.size(of: image.size, fittingSide: limit))
-        }
+        let frames = try options.frames(of: image)
+        let level = Int32(min(max(options.pngCompressionLevel, 0), 9))
+        guard frames.count > 1 else { return try Self.encodeStill(frames[0].image, level: level) }
+        return try APNGEncoding.encode(frames, loopCount: image.loopCount, level: level)
+    }
+
+    /// One still PNG file of `source`'s pixels at zlib `level`.
+    static func encodeStill(_ source: Image, level: Int32) throws(ImageCodingError) -> Data {
         let channels: UInt32 = switch source.pixelFormat {
         case .gray8: 1
         case .grayAlpha8: 2
@@ -102,10 +132,8 @@ public struct PNGCoder: ProgressiveImageCoder {
         }
         let largestSide = Int(Int32.max)
         guard source.width <= largestSide, source.height <= largestSide else {
-            throw ImageCodingError.encodingFailed(
-                format: .png, reason: "\(source.size) is larger than PNG allows (2^31 - 1 pixels a side)")
+            throw .encodingFailed(format: .png, reason: "\(source.size) is larger than PNG allows (2^31 - 1 pixels a side)")
         }
-        let level = Int32(min(max(options.pngCompressionLevel, 0), 9))
         var output: UnsafeMutablePointer<UInt8>?
         var count = 0
         let messageCapacity = 256
@@ -117,7 +145,7 @@ public struct PNGCoder: ProgressiveImageCoder {
         }
         guard succeeded != 0, let output else {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw ImageCodingError.encodingFailed(format: .png, reason: reason)
+            throw .encodingFailed(format: .png, reason: reason)
         }
         return Data(bytesNoCopy: output, count: count, deallocator: .custom { pointer, _ in cpng_free(pointer) })
     }

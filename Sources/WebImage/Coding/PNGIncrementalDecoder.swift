@@ -2,7 +2,8 @@ import Foundation
 
 /// The ``IncrementalDecoder`` of ``PNGCoder``: feeds bytes to a ``PNGDecodeSession`` as they arrive.
 ///
-/// Image data (`IDAT`) is decoded as soon as it arrives. Other chunks are held back (by
+/// Image data (`IDAT`) is decoded as soon as it arrives. An animated PNG shows its default image
+/// while it arrives; ``finish()`` composites every frame, as ``PNGCoder/decode(_:options:)`` does. Other chunks are held back (by
 /// ``PNGChunkScheduler``) until they are complete and then handed over in one piece: libpng's
 /// progressive reader copies a partly received chunk into a new buffer on every call, which for a large
 /// chunk arriving in small pieces would cost time quadratic in its size.
@@ -72,7 +73,19 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
                 throw .truncatedData(format: .png)
             }
             let orientation = received.withUnsafeBytes { PNGEXIFReader.orientation(inPNG: $0) }
-            let result = try PNGEXIFReader.finished(image, orientation: orientation, options: options)
+            // An animated PNG's first frame arrived as the partial images; its other frames are decoded
+            // now, from the bytes kept, exactly as the full decode does.
+            let animation = received.withUnsafeBytes { bytes in
+                Result { () throws(ImageCodingError) in
+                    try PNGCoder.decodeAnimation(bytes, orientation: orientation, options: options)
+                }
+            }
+            let result: Image
+            if let animated = try animation.get() {
+                result = animated
+            } else {
+                result = try PNGEXIFReader.finished(image, orientation: orientation, options: options)
+            }
             finalImage = result
             received = []
             return result

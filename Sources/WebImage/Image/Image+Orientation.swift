@@ -2,9 +2,21 @@ extension Image {
     /// Returns the pixels turned upright according to ``orientation`` (width and height swap for
     /// orientations 5–8), with orientation ``ImageOrientation/up``; the image itself when already up.
     ///
-    /// Lossless: pixels are moved, never resampled.
+    /// Lossless: pixels are moved, never resampled. Every frame of an animation is turned alike.
     /// - Throws: ``ImageCodingError/insufficientMemory(byteCount:)`` if the new pixels cannot be allocated.
     public func oriented() throws(ImageCodingError) -> Image {
+        if orientation == .up { return self }
+        let first = try turnedPixels(orientation)
+        guard isAnimated else { return first }
+        let later = try laterFrames.map { (frame) throws(ImageCodingError) in
+            ImageFrame(image: try frame.image.turnedPixels(orientation), duration: frame.duration,
+                       storedDuration: frame.storedDuration)
+        }
+        return replacingFrames(first: first, later: later)
+    }
+
+    /// This image's own pixels turned upright from `orientation`, as a still image labelled `.up`.
+    private func turnedPixels(_ orientation: ImageOrientation) throws(ImageCodingError) -> Image {
         if orientation == .up { return self }
         let swap = orientation.swapsDimensions
         let outWidth = swap ? height : width
