@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "CGIF", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CAVIF", dependencies: ["CLibAVIF"], linkerSettings: [.linkedLibrary("avif")]),
         .target(name: "CHEIF", dependencies: ["CLibHEIF"], linkerSettings: [.linkedLibrary("heif")]),
-        .target(name: "CWebP", dependencies: ["CLibWebP"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webp")]),
+        .target(name: "CWebP", dependencies: ["CLibWebP"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("webp")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
         .target(
@@ -56,7 +56,7 @@ let package = Package(
             dependencies: ["CPNG", "CJPEG", "CGIF", "CFileSystem"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        // WebP (libwebp, libwebpdemux): a product of its own, so PNG/JPEG/GIF users install nothing more.
+        // WebP (libwebp, libwebpdemux, libwebpmux): a product of its own, so PNG/JPEG/GIF users install nothing more.
         .target(
             name: "WebImageWebP",
             dependencies: ["WebImage", "CWebP"],

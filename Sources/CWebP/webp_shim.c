@@ -7,6 +7,8 @@
 #include <webp/decode.h>
 #include <webp/demux.h>
 #include <webp/encode.h>
+#include <webp/mux.h>
+#include <stdio.h>
 
 int cwebp_info(const uint8_t *data, size_t size, CWebPInfo *info) {
     memset(info, 0, sizeof *info);
@@ -153,4 +155,96 @@ size_t cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride,
 
 void cwebp_free(void *pointer) {
     WebPFree(pointer);
+}
+
+// MARK: - Animation encoding (libwebpmux)
+
+struct CWebPAnimationEncoder {
+    WebPAnimEncoder *encoder;
+    WebPConfig config;
+    int width, height;
+    char message[128];
+};
+
+CWebPAnimationEncoder *cwebp_animation_encoder_create(int width, int height, int loop_count, float quality,
+                                                      int lossless, int method) {
+    CWebPAnimationEncoder *result = calloc(1, sizeof *result);
+    if (!result) return NULL;
+    WebPAnimEncoderOptions options;
+    if (!WebPAnimEncoderOptionsInit(&options) || !WebPConfigInit(&result->config)) {
+        free(result);
+        return NULL;
+    }
+    options.anim_params.loop_count = loop_count;
+    result->config.lossless = lossless;
+    result->config.exact = lossless;
+    result->config.quality = quality;
+    result->config.method = method;
+    result->width = width;
+    result->height = height;
+    if (!WebPValidateConfig(&result->config)) {
+        free(result);
+        return NULL;
+    }
+    result->encoder = WebPAnimEncoderNew(width, height, &options);
+    if (!result->encoder) {
+        free(result);
+        return NULL;
+    }
+    return result;
+}
+
+static void copy_message(CWebPAnimationEncoder *encoder, const char *fallback) {
+    const char *message = WebPAnimEncoderGetError(encoder->encoder);
+    snprintf(encoder->message, sizeof encoder->message, "%s", message && *message ? message : fallback);
+}
+
+int cwebp_animation_encoder_add(CWebPAnimationEncoder *encoder, const uint8_t *pixels, size_t stride, int channels,
+                                int timestamp_ms) {
+    WebPPicture picture;
+    if (!WebPPictureInit(&picture)) {
+        snprintf(encoder->message, sizeof encoder->message, "libwebp version mismatch");
+        return 0;
+    }
+    picture.use_argb = 1;   // the animation encoder works in ARGB
+    picture.width = encoder->width;
+    picture.height = encoder->height;
+    int imported = channels == 4 ? WebPPictureImportRGBA(&picture, pixels, (int)stride)
+                                 : WebPPictureImportRGB(&picture, pixels, (int)stride);
+    if (!imported) {
+        snprintf(encoder->message, sizeof encoder->message, "out of memory importing a frame");
+        WebPPictureFree(&picture);
+        return 0;
+    }
+    int ok = WebPAnimEncoderAdd(encoder->encoder, &picture, timestamp_ms, &encoder->config);
+    if (!ok) copy_message(encoder, "adding a frame failed");
+    WebPPictureFree(&picture);
+    return ok;
+}
+
+size_t cwebp_animation_encoder_finish(CWebPAnimationEncoder *encoder, int end_timestamp_ms, uint8_t **output) {
+    *output = NULL;
+    if (!WebPAnimEncoderAdd(encoder->encoder, NULL, end_timestamp_ms, NULL)) {
+        copy_message(encoder, "ending the animation failed");
+        return 0;
+    }
+    WebPData data;
+    WebPDataInit(&data);
+    if (!WebPAnimEncoderAssemble(encoder->encoder, &data)) {
+        copy_message(encoder, "assembling the animation failed");
+        WebPDataClear(&data);
+        return 0;
+    }
+    *output = (uint8_t *)data.bytes;
+    return data.size;
+}
+
+const char *cwebp_animation_encoder_message(const CWebPAnimationEncoder *encoder) {
+    return encoder->message;
+}
+
+void cwebp_animation_encoder_destroy(CWebPAnimationEncoder *encoder) {
+    if (!encoder) return;
+    WebPAnimEncoderDelete(encoder->encoder);
+    free(encoder);
 }

@@ -51,16 +51,22 @@ public struct WebPCoder: ImageCoder {
         format == .webp
     }
 
-    /// Encodes `image` (its first frame) as WebP.
+    /// Encodes `image` as WebP: a still image, or an animated image as an animated WebP (libwebpmux)
+    /// with every frame, its stored duration and the loop count.
     ///
     /// - Parameters:
     ///   - image: any ``PixelFormat`` (gray is written as RGB); alpha is kept.
     ///   - format: must be ``ImageFormat/webp``.
     ///   - options: ``EncodeOptions/compressionQuality`` (0–1, libwebp's 0–100; 1 writes lossless),
-    ///     ``EncodeOptions/maxPixelSize``.
+    ///     ``EncodeOptions/isLossless`` (VP8L, exact even under alpha 0), ``EncodeOptions/compressionEffort``
+    ///     (method `round(effort × 6)`, default 4 as `cwebp`), ``EncodeOptions/maxFileSize`` (still lossy
+    ///     images), ``EncodeOptions/firstFrameOnly`` and ``EncodeOptions/maxPixelSize`` (every frame).
+    ///     libwebpmux merges a frame identical to the one before into it, adding the durations; a
+    ///     stored delay of 0 ms is written as 1 ms (timestamps must increase).
     /// - Returns: the complete file.
     /// - Throws: ``ImageCodingError/unsupportedEncoding(format:pixelFormat:)`` for another format;
-    ///   ``ImageCodingError/encodingFailed(format:reason:)`` with libwebp's error.
+    ///   ``ImageCodingError/encodingFailed(format:reason:)`` with libwebp's error;
+    ///   ``ImageCodingError/insufficientMemory(byteCount:)`` if scaling runs out of memory.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions = EncodeOptions()) throws -> Data {
         guard format == .webp else { throw ImageCodingError.unsupportedEncoding(format: format, pixelFormat: image.pixelFormat) }
         return try WebPEncoding.encode(image, options: options)

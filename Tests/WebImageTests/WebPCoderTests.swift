@@ -123,3 +123,33 @@ func psnr(_ a: Image, _ b: Image) throws -> Double {
         #expect(server.requestCount(for: "/a.webp") == 1)
     }
 }
+
+extension WebPCoderTests {
+    @Test func anAnimationRoundTripsLosslesslyWithDurationsAndLoopCount() throws {
+        let animation = try APNGTests.animation(frames: 4, loopCount: 5)
+        let data = try WebPCoder().encode(animation, as: .webp, options: EncodeOptions(isLossless: true))
+        let decoded = try WebPCoder().decode(data)
+        #expect(decoded.frames.count == 4 && decoded.loopCount == 5)
+        #expect(decoded.frames.map(\.storedDuration) == animation.frames.map(\.storedDuration))
+        #expect(decoded.frames.map { $0.image.rgbaSHA256() } == animation.frames.map { $0.image.rgbaSHA256() })
+        let firstOnly = try WebPCoder().decode(try WebPCoder().encode(animation, as: .webp, options: EncodeOptions(isLossless: true, firstFrameOnly: true)))
+        #expect(!firstOnly.isAnimated && firstOnly.rgbaSHA256() == animation.rgbaSHA256())
+    }
+
+    @Test func aLossyAnimationStaysCloseAndEveryEffortDecodes() throws {
+        let photo = try EncodeOptionsTests.photo()
+        var halved: [UInt8] = []
+        for y in 0..<photo.height { photo.withUnsafeRow(y) { halved += $0.map { $0 / 2 } } }
+        let darker = try Image(width: photo.width, height: photo.height, pixelFormat: photo.pixelFormat, pixels: halved)
+        let animation = try Image(frames: [ImageFrame(image: photo, duration: .milliseconds(100)),
+                                           ImageFrame(image: darker, duration: .milliseconds(200))], loopCount: 0)
+        let decoded = try WebPCoder().decode(try WebPCoder().encode(animation, as: .webp, options: EncodeOptions(compressionQuality: 0.9)))
+        #expect(decoded.frames.count == 2 && decoded.loopCount == 0)
+        #expect(try psnr(photo, decoded.frames[0].image) > 30)
+        #expect(try psnr(darker, decoded.frames[1].image) > 30)
+        for effort in [0.0, 0.5, 1.0] {
+            let still = try WebPCoder().decode(try WebPCoder().encode(photo, as: .webp, options: EncodeOptions(isLossless: true, compressionEffort: effort)))
+            #expect(still.rgbaSHA256() == photo.rgbaSHA256(), "lossless at effort \(effort)")
+        }
+    }
+}

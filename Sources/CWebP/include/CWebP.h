@@ -8,7 +8,12 @@
 //   caller-owned buffer (`is_external_memory`), so pixels land in their final memory.
 // - WebPAnimDecoder composites animation frames (blending and disposal) onto a canvas it owns, and
 //   hands out a pointer to it that stays valid until the next call; it needs the whole file.
-// - Every call is synchronous and CPU-bound on the calling thread; there are no callbacks.
+// - WebPAnimEncoder (libwebpmux) takes whole frames with their start times and finds the smallest
+//   sub-rectangles and blend modes itself; a frame identical to the one before is merged into it (its
+//   duration added), so the frame count can drop. Failures are return values with a message from
+//   WebPAnimEncoderGetError(). Its output comes from WebPMalloc (freed with WebPFree).
+// - Every call is synchronous and CPU-bound on the calling thread; the encoders call their writer back
+//   on that same thread. There are no other callbacks.
 //   Distinct decoders are independent.
 
 #ifndef CWEBP_H
@@ -59,6 +64,29 @@ size_t cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride,
                     int lossless, int method, uint8_t *_Nullable *_Nonnull output, int *error);
 
 void cwebp_free(void *_Nullable pointer);
+
+typedef struct CWebPAnimationEncoder CWebPAnimationEncoder;
+
+/// Starts an animation of `width × height` frames that plays `loop_count` times (0 forever), each
+/// frame lossy at `quality` (0–100) or lossless (exact RGB under alpha 0 too), with `method` (0–6).
+/// NULL when memory runs out or the parameters are invalid.
+CWebPAnimationEncoder *_Nullable cwebp_animation_encoder_create(int width, int height, int loop_count,
+                                                               float quality, int lossless, int method);
+
+/// Adds a frame of RGB (`channels` 3) or RGBA (4) rows, `stride` bytes apart, shown from
+/// `timestamp_ms` on. Returns 1, or 0 with `cwebp_animation_encoder_message` set.
+int cwebp_animation_encoder_add(CWebPAnimationEncoder *encoder, const uint8_t *pixels, size_t stride,
+                                int channels, int timestamp_ms);
+
+/// Ends the animation at `end_timestamp_ms` and writes the file: returns its size and sets `*output`
+/// (free it with `cwebp_free`), or 0 with the message set.
+size_t cwebp_animation_encoder_finish(CWebPAnimationEncoder *encoder, int end_timestamp_ms,
+                                      uint8_t *_Nullable *_Nonnull output);
+
+/// Why the last call failed (libwebpmux's message), valid while the encoder lives.
+const char *cwebp_animation_encoder_message(const CWebPAnimationEncoder *encoder);
+
+void cwebp_animation_encoder_destroy(CWebPAnimationEncoder *_Nullable encoder);
 
 #pragma clang assume_nonnull end
 

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import WebImage
+import WebImageWebP
+
+@Suite struct EncodeOptionsTests {
+    static func photo() throws -> Image {
+        try JPEGCoder().decode(try Data(contentsOf: Corpus.root.appendingPathComponent("jpeg/valid/pillow/flower.jpg")))
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .webp])
+    func maxFileSizeWritesTheHighestQualityThatFits(_ format: ImageFormat) throws {
+        let photo = try Self.photo()
+        let coder: any ImageCoder = format == .jpeg ? JPEGCoder() : WebPCoder()
+        let best = try coder.encode(photo, as: format, options: EncodeOptions(compressionQuality: 0.9))
+        let worst = try coder.encode(photo, as: format, options: EncodeOptions(compressionQuality: 0))
+        let limit = (best.count + worst.count) / 2
+        let fitted = try coder.encode(photo, as: format, options: EncodeOptions(compressionQuality: 0.9, maxFileSize: limit))
+        #expect(fitted.count <= limit)
+        #expect(fitted.count > worst.count, "a quality above the lowest fits, so the lowest is not the answer")
+        let decoded = try coder.decode(fitted, options: DecodeOptions())
+        #expect(decoded.size == photo.size)
+        // Under a limit nothing reaches, the lowest quality's file comes back rather than an error.
+        let tiny = try coder.encode(photo, as: format, options: EncodeOptions(maxFileSize: 10))
+        #expect(tiny == worst)
+        // A limit the first encode already meets costs one encode and changes nothing.
+        #expect(try coder.encode(photo, as: format, options: EncodeOptions(compressionQuality: 0.9, maxFileSize: best.count)) == best)
+    }
+
+    @Test func theSearchBisectsQualityAndStopsWithinAHundredth() throws {
+        var asked: [Double] = []
+        // A fake encoder whose size grows with quality: 1000 bytes per 0.01.
+        let result = EncodeOptions(compressionQuality: 0.9, maxFileSize: 55_500).encodingWithinMaxFileSize { quality in
+            asked.append(quality)
+            return Data(count: Int((quality * 100).rounded()) * 1000)
+        }
+        #expect(result.count == 55_000)
+        #expect(asked.count <= 10)
+        #expect(asked.prefix(2) == [0.9, 0])
+        let lossless = EncodeOptions(isLossless: true, maxFileSize: 1).encodingWithinMaxFileSize { _ in Data(count: 5) }
+        #expect(lossless.count == 5, "lossless encodes ignore maxFileSize")
+    }
+
+    @Test func framesOfAnImageHonourFirstFrameOnlyAndMaxPixelSize() throws {
+        let animation = try APNGTests.animation(frames: 3, width: 40, height: 20)
+        #expect(try EncodeOptions().frames(of: animation).count == 3)
+        #expect(try EncodeOptions(firstFrameOnly: true).frames(of: animation).count == 1)
+        let scaled = try EncodeOptions(maxPixelSize: 10).frames(of: animation)
+        #expect(scaled.map(\.image.size) == Array(repeating: PixelSize(width: 10, height: 5), count: 3))
+        #expect(scaled.map(\.storedDuration) == animation.frames.map(\.storedDuration))
+    }
+
+    @Test func effortAndQualityAreClampedAndDefaultToTheLibraries() {
+        #expect(EncodeOptions().clampedEffort == nil)
+        #expect(EncodeOptions(compressionEffort: 3).clampedEffort == 1)
+        #expect(EncodeOptions(compressionEffort: .nan).clampedEffort == nil)
+        #expect(EncodeOptions(compressionQuality: -1).clampedQuality == 0)
+        #expect(EncodeOptions(compressionQuality: .nan).clampedQuality == 0.9)
+    }
+}
