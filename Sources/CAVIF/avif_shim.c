@@ -3,6 +3,7 @@
 #include "CAVIF.h"
 
 #include <avif/avif.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,4 +111,94 @@ void cavif_decoder_destroy(CAVIFDecoder *wrapper) {
     if (!wrapper) return;
     avifDecoderDestroy(wrapper->decoder);
     free(wrapper);
+}
+
+// MARK: - Encoding
+
+struct CAVIFEncoder {
+    avifEncoder *encoder;
+    int lossless;
+    char message[256];
+};
+
+CAVIFEncoder *cavif_encoder_create(int speed, int quantizer, int lossless, int threads) {
+    CAVIFEncoder *wrapper = calloc(1, sizeof *wrapper);
+    if (!wrapper) return NULL;
+    wrapper->encoder = avifEncoderCreate();
+    if (!wrapper->encoder) {
+        free(wrapper);
+        return NULL;
+    }
+    avifEncoder *encoder = wrapper->encoder;
+    encoder->speed = speed;
+    encoder->maxThreads = threads;
+    encoder->timescale = 1000;
+    int q = lossless ? AVIF_QUANTIZER_LOSSLESS : quantizer;
+    encoder->minQuantizer = encoder->maxQuantizer = q;
+    encoder->minQuantizerAlpha = encoder->maxQuantizerAlpha = q;
+    wrapper->lossless = lossless;
+    return wrapper;
+}
+
+static int fail_with(CAVIFEncoder *wrapper, const char *step, avifResult result) {
+    const char *detail = wrapper->encoder->diag.error;
+    snprintf(wrapper->message, sizeof wrapper->message, "%s: %s%s%s", step, avifResultToString(result),
+             detail[0] ? ": " : "", detail);
+    return 0;
+}
+
+int cavif_encoder_add(CAVIFEncoder *wrapper, const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
+                      int channels, uint64_t duration_ms, int single) {
+    avifImage *image = avifImageCreate((int)width, (int)height, 8,
+                                       wrapper->lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420);
+    if (!image) {
+        snprintf(wrapper->message, sizeof wrapper->message, "out of memory for a %ux%u image", width, height);
+        return 0;
+    }
+    image->yuvRange = AVIF_RANGE_FULL;
+    if (wrapper->lossless) image->matrixCoefficients = AVIF_MATRIX_COEFFICIENTS_IDENTITY;
+    avifRGBImage rgb;
+    avifRGBImageSetDefaults(&rgb, image);
+    rgb.format = channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
+    rgb.depth = 8;
+    rgb.pixels = (uint8_t *)pixels;
+    rgb.rowBytes = (uint32_t)stride;
+    avifResult result = avifImageRGBToYUV(image, &rgb);
+    if (result != AVIF_RESULT_OK) {
+        avifImageDestroy(image);
+        return fail_with(wrapper, "converting to YUV", result);
+    }
+    // aom's inter frames are not lossless even at quantizer 0: a lossless sequence is all keyframes.
+    avifAddImageFlags flags = single ? AVIF_ADD_IMAGE_FLAG_SINGLE
+                                     : (wrapper->lossless ? AVIF_ADD_IMAGE_FLAG_FORCE_KEYFRAME : AVIF_ADD_IMAGE_FLAG_NONE);
+    result = avifEncoderAddImage(wrapper->encoder, image, duration_ms, flags);
+    avifImageDestroy(image);
+    return result == AVIF_RESULT_OK ? 1 : fail_with(wrapper, "encoding", result);
+}
+
+size_t cavif_encoder_finish(CAVIFEncoder *wrapper, uint8_t **output) {
+    *output = NULL;
+    avifRWData data = AVIF_DATA_EMPTY;
+    avifResult result = avifEncoderFinish(wrapper->encoder, &data);
+    if (result != AVIF_RESULT_OK) {
+        avifRWDataFree(&data);
+        fail_with(wrapper, "finishing", result);
+        return 0;
+    }
+    *output = data.data;
+    return data.size;
+}
+
+const char *cavif_encoder_message(const CAVIFEncoder *wrapper) {
+    return wrapper->message;
+}
+
+void cavif_encoder_destroy(CAVIFEncoder *wrapper) {
+    if (!wrapper) return;
+    avifEncoderDestroy(wrapper->encoder);
+    free(wrapper);
+}
+
+void cavif_encoded_free(void *pointer) {
+    avifFree(pointer);
 }

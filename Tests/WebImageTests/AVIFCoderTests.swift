@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
-import WebImageAVIF
+@testable import WebImageAVIF
 
 @Suite struct AVIFCoderTests {
     @Test func everyValidCorpusAVIFMatchesItsReferenceStoredAndOriented() async throws {
@@ -62,5 +62,44 @@ import WebImageAVIF
         #expect(count > 1)
         #expect(throws: ImageCodingError.self) { try AVIFCoder().decode(data, options: DecodeOptions(maxFrameCount: count - 1)) }
         #expect(!(try AVIFCoder().decode(data, options: DecodeOptions(firstFrameOnly: true, maxFrameCount: 1)).isAnimated))
+    }
+}
+
+extension AVIFCoderTests {
+    @Test func lossyEncodeStaysCloseAndLosslessIsExactWithAlpha() async throws {
+        let photo = try EncodeOptionsTests.photo()
+        let lossy = try await offThePool { try AVIFCoder().decode(try AVIFCoder().encode(photo, as: .avif, options: EncodeOptions(compressionQuality: 0.9))) }
+        #expect(lossy.size == photo.size && lossy.format == .avif)
+        #expect(try psnr(photo, lossy) >= 35)
+        let small = try APNGTests.animation(frames: 1, width: 24, height: 16)
+        let exact = try AVIFCoder().decode(try AVIFCoder().encode(small, as: .avif, options: EncodeOptions(isLossless: true)))
+        #expect(exact.pixelFormat == .rgba8 && exact.rgbaSHA256() == small.rgbaSHA256())
+        #expect(throws: ImageCodingError.unsupportedEncoding(format: .webp, pixelFormat: .rgba8)) {
+            try AVIFCoder().encode(small, as: .webp)
+        }
+    }
+
+    @Test func anAnimationIsWrittenAsASequenceWithItsDurations() throws {
+        let animation = try APNGTests.animation(frames: 3, width: 24, height: 16)
+        let decoded = try AVIFCoder().decode(try AVIFCoder().encode(animation, as: .avif, options: EncodeOptions(isLossless: true, compressionEffort: 0.2)))
+        #expect(decoded.frames.count == 3)
+        #expect(decoded.frames.map(\.storedDuration) == animation.frames.map(\.storedDuration))
+        #expect(decoded.frames.map { $0.image.rgbaSHA256() } == animation.frames.map { $0.image.rgbaSHA256() })
+        let first = try AVIFCoder().decode(try AVIFCoder().encode(animation, as: .avif, options: EncodeOptions(firstFrameOnly: true)))
+        #expect(!first.isAnimated)
+    }
+
+    @Test func maxFileSizeAndEffortShapeTheFile() async throws {
+        let photo = try EncodeOptionsTests.photo()
+        let (best, worst, fitted) = try await offThePool {
+            let best = try AVIFCoder().encode(photo, as: .avif, options: EncodeOptions(compressionEffort: 0))
+            let worst = try AVIFCoder().encode(photo, as: .avif, options: EncodeOptions(compressionQuality: 0, compressionEffort: 0))
+            let fitted = try AVIFCoder().encode(photo, as: .avif, options: EncodeOptions(compressionEffort: 0, maxFileSize: (best.count + worst.count) / 2))
+            return (best, worst, fitted)
+        }
+        #expect(fitted.count <= (best.count + worst.count) / 2 && fitted.count > worst.count)
+        #expect(AVIFEncoding.quantizer(forQuality: 0.9) == 6 && AVIFEncoding.quantizer(forQuality: 0) == 63
+                && AVIFEncoding.quantizer(forQuality: 1) == 0)
+        #expect(AVIFEncoding.speed(forEffort: nil) == 6 && AVIFEncoding.speed(forEffort: 0) == 10 && AVIFEncoding.speed(forEffort: 1) == 0)
     }
 }

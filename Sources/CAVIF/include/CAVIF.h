@@ -10,6 +10,11 @@
 //   corpus reference's conversion). clap/irot/imir are reported, never applied.
 // - Strict mode (the default) refuses files other decoders read (clap on odd chroma positions, a
 //   missing pixi); it is turned off here, as Pillow does.
+// - Encoding: avifEncoder (with Debian's aom as its AV1 encoder, as avifenc picks it) takes YUV
+//   images; avifImageRGBToYUV() allocates the planes (alpha too, for an RGBA source) and converts with
+//   the image's matrix (identity keeps 8-bit RGB exact, for lossless). 0.11 has no `quality` field:
+//   quality maps to a quantizer (0 best, 63 worst) as libavif 1.0 maps it; an image sequence has no
+//   repetition count before 1.0 (players loop it). The output is avifAlloc'd (freed by avifFree).
 // - The AV1 decoder (dav1d) may run threads of its own inside a call; here it is asked for one.
 //   Calls are synchronous on the calling thread; a decoder is used by one thread at a time.
 
@@ -65,6 +70,30 @@ CAVIFResultKind cavif_result_kind(int result);
 const char *cavif_result_string(int result);
 
 void cavif_decoder_destroy(CAVIFDecoder *_Nullable decoder);
+
+typedef struct CAVIFEncoder CAVIFEncoder;
+
+/// Starts an encode at `speed` (0 slowest – 10 fastest), `quantizer` (0 best – 63) for colour and
+/// alpha, 4:2:0 lossy or, with `lossless`, 4:4:4 identity-matrix quantizer 0, on `threads` threads.
+/// NULL when memory runs out.
+CAVIFEncoder *_Nullable cavif_encoder_create(int speed, int quantizer, int lossless, int threads);
+
+/// Adds an image of RGB (`channels` 3) or RGBA (4) rows, `stride` bytes apart: the only one with
+/// `single` (a still image), else the next frame of a sequence lasting `duration_ms`. Returns 1, or
+/// 0 with `cavif_encoder_message` set.
+int cavif_encoder_add(CAVIFEncoder *encoder, const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
+                      int channels, uint64_t duration_ms, int single);
+
+/// Writes the file: returns its size and sets `*output` (free it with `cavif_encoded_free`), or 0
+/// with the message set.
+size_t cavif_encoder_finish(CAVIFEncoder *encoder, uint8_t *_Nullable *_Nonnull output);
+
+/// Why the last call failed (libavif's result and diagnostics), valid while the encoder lives.
+const char *cavif_encoder_message(const CAVIFEncoder *encoder);
+
+void cavif_encoder_destroy(CAVIFEncoder *_Nullable encoder);
+
+void cavif_encoded_free(void *_Nullable pointer);
 
 #pragma clang assume_nonnull end
 
