@@ -248,3 +248,66 @@ void cwebp_animation_encoder_destroy(CWebPAnimationEncoder *encoder) {
     WebPAnimEncoderDelete(encoder->encoder);
     free(encoder);
 }
+
+// MARK: - Incremental still decoding (WebPIDecoder)
+
+int cwebp_features(const uint8_t *data, size_t size, CWebPInfo *info) {
+    memset(info, 0, sizeof *info);
+    WebPBitstreamFeatures features;
+    VP8StatusCode status = WebPGetFeatures(data, size, &features);
+    if (status != VP8_STATUS_OK) return (int)status;
+    info->width = features.width;
+    info->height = features.height;
+    info->has_alpha = features.has_alpha;
+    info->is_lossless = features.format == 2;
+    info->frame_count = features.has_animation ? 0 : 1;
+    return 0;
+}
+
+struct CWebPIncremental {
+    WebPDecoderConfig config;   // WebPIDecoder points into config.options: it lives as long as the decoder
+    WebPIDecoder *decoder;
+};
+
+CWebPIncremental *cwebp_incremental_create(int width, int height, int channels, int out_width, int out_height,
+                                           uint8_t *output, size_t stride) {
+    CWebPIncremental *result = calloc(1, sizeof *result);
+    if (!result) return NULL;
+    if (!WebPInitDecoderConfig(&result->config)) {
+        free(result);
+        return NULL;
+    }
+    if (out_width != width || out_height != height) {
+        result->config.options.use_scaling = 1;
+        result->config.options.scaled_width = out_width;
+        result->config.options.scaled_height = out_height;
+    }
+    result->config.output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB;
+    result->config.output.is_external_memory = 1;
+    result->config.output.u.RGBA.rgba = output;
+    result->config.output.u.RGBA.stride = (int)stride;
+    result->config.output.u.RGBA.size = stride * (size_t)out_height;
+    result->decoder = WebPIDecode(NULL, 0, &result->config);
+    if (!result->decoder) {
+        free(result);
+        return NULL;
+    }
+    return result;
+}
+
+int cwebp_incremental_append(CWebPIncremental *decoder, const uint8_t *data, size_t size) {
+    return (int)WebPIAppend(decoder->decoder, data, size);
+}
+
+int cwebp_incremental_rows(const CWebPIncremental *decoder) {
+    int last_y = 0;
+    if (!WebPIDecGetRGB(decoder->decoder, &last_y, NULL, NULL, NULL)) return 0;
+    return last_y;
+}
+
+void cwebp_incremental_destroy(CWebPIncremental *decoder) {
+    if (!decoder) return;
+    WebPIDelete(decoder->decoder);
+    WebPFreeDecBuffer(&decoder->config.output);
+    free(decoder);
+}

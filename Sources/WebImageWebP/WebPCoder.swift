@@ -18,7 +18,7 @@ import WebImage
 ///
 /// The coder has no state: one value can be used from any number of threads at once. Decoding and
 /// encoding are synchronous and CPU-bound; run them off actors that must stay responsive.
-public struct WebPCoder: ImageCoder {
+public struct WebPCoder: ProgressiveImageCoder {
     /// Creates the coder.
     public init() {}
 
@@ -44,6 +44,15 @@ public struct WebPCoder: ImageCoder {
         return try data.withUnsafeBytes { bytes throws(ImageCodingError) in
             try WebPDecoding(bytes: bytes, options: options).decode()
         }
+    }
+
+    /// Creates a decoder to feed one WebP file's bytes as they arrive: a still image decodes as they
+    /// come (libwebp's `WebPIDecoder`, scaled on load), its partial images holding the rows decoded so
+    /// far; an animation is decoded whole by ``IncrementalDecoder/finish()``, which equals
+    /// ``decode(_:options:)`` of the same bytes, errors included.
+    /// - Parameter options: as for ``decode(_:options:)``.
+    public func makeIncrementalDecoder(options: DecodeOptions = DecodeOptions()) -> any IncrementalDecoder {
+        WebPIncrementalDecoder(options: options)
     }
 
     /// Whether `format` is ``ImageFormat/webp``.

@@ -153,3 +153,45 @@ extension WebPCoderTests {
         }
     }
 }
+
+extension WebPCoderTests {
+    /// Feeds `data` in 1 KB chunks and returns the final image and how many partial images showed.
+    static func fedInChunks(_ data: Data, options: DecodeOptions = DecodeOptions()) throws -> (Image, Int) {
+        let decoder = WebPCoder().makeIncrementalDecoder(options: options)
+        var partials = 0
+        for start in stride(from: 0, to: data.count, by: 1024) {
+            try decoder.append(data[start..<min(start + 1024, data.count)])
+            if decoder.makePartialImage() != nil { partials += 1 }
+        }
+        return (try decoder.finish(), partials)
+    }
+
+    @Test func anIncrementalDecodeFedInOneKilobyteChunksEndsEqualToTheFullDecode() async throws {
+        let paths = ["webp/valid/libwebp-test-data/test.webp", "webp/valid/libwebp-test-data/lossless_vec_1_0.webp",
+                     "webp/valid/pillow/iss634.webp", "webp/valid/libwebp-test-data/vp80-00-comprehensive-008.webp"]
+        for path in paths {
+            let data = try Data(contentsOf: Corpus.root.appendingPathComponent(path))
+            for options in [DecodeOptions(), DecodeOptions(thumbnailPixelSize: PixelSize(width: 40, height: 40))] {
+                let full = try WebPCoder().decode(data, options: options)
+                let (final, _) = try await offThePool { try Self.fedInChunks(data, options: options) }
+                #expect(final.size == full.size && final.pixelFormat == full.pixelFormat, "\(path)")
+                #expect(final.frames.map { $0.image.rgbaSHA256() } == full.frames.map { $0.image.rgbaSHA256() }, "\(path)")
+            }
+        }
+        // A larger lossy photo shows rows before its last byte arrives.
+        let photo = try WebPCoder().encode(try EncodeOptionsTests.photo(), as: .webp)
+        let (final, partials) = try Self.fedInChunks(photo)
+        #expect(partials > 1)
+        #expect(final.rgbaSHA256() == (try WebPCoder().decode(photo)).rgbaSHA256())
+    }
+
+    @Test func anIncrementalDecodeOfBadBytesFailsAsTheFullDecodeDoes() throws {
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("webp/valid/libwebp-test-data/test.webp"))
+        let truncated = data.prefix(data.count * 2 / 3)
+        #expect(throws: ImageCodingError.truncatedData(format: .webp)) { try Self.fedInChunks(Data(truncated)) }
+        #expect(throws: ImageCodingError.self) { try WebPCoder().decode(Data(truncated)) }
+        let decoder = WebPCoder().makeIncrementalDecoder(options: DecodeOptions(pixelCountLimit: 100))
+        #expect(throws: ImageCodingError.imageTooLarge(width: 128, height: 128, limit: 100)) { try decoder.append(data) }
+        #expect(throws: ImageCodingError.imageTooLarge(width: 128, height: 128, limit: 100)) { try decoder.finish() }
+    }
+}

@@ -6,6 +6,9 @@
 // - WebPDecode() with `options.use_scaling` decodes straight to a smaller size (the scaling happens
 //   on each decoded row, so a thumbnail never holds the full-size image); the output can be a
 //   caller-owned buffer (`is_external_memory`), so pixels land in their final memory.
+// - WebPIDecoder (WebPIDecode with a config) decodes a still image as its bytes arrive, rows final as
+//   they come (WebPIDecGetRGB's last_y); it keeps a pointer to the config's options, so the config must
+//   outlive it. WebPIAppend copies the bytes it is given.
 // - WebPAnimDecoder composites animation frames (blending and disposal) onto a canvas it owns, and
 //   hands out a pointer to it that stays valid until the next call; it needs the whole file.
 // - WebPAnimEncoder (libwebpmux) takes whole frames with their start times and finds the smallest
@@ -35,6 +38,28 @@ typedef struct CWebPInfo {
 
 /// Reads the headers. Returns 0 and fills `info`, or libwebp's VP8StatusCode (non-zero) on failure.
 int cwebp_info(const uint8_t *data, size_t size, CWebPInfo *info);
+
+/// Reads the first headers only (works on the start of a file): as `cwebp_info`, except that an
+/// animation reports `frame_count` 0 (not yet known). Returns 0, 7 (VP8_STATUS_NOT_ENOUGH_DATA) while
+/// the headers are incomplete, or another VP8StatusCode.
+int cwebp_features(const uint8_t *data, size_t size, CWebPInfo *info);
+
+typedef struct CWebPIncremental CWebPIncremental;
+
+/// Starts an incremental decode of a still image (WebPIDecoder) into the caller's `output`
+/// (`out_width × out_height`, RGB or RGBA by `channels`, `stride` bytes apart; it must outlive the
+/// decoder), scaling on load when that is smaller than `width × height`. NULL when memory runs out.
+CWebPIncremental *_Nullable cwebp_incremental_create(int width, int height, int channels, int out_width,
+                                                     int out_height, uint8_t *output, size_t stride);
+
+/// Feeds the next bytes (copied). Returns 0 when the image is complete, 5 (VP8_STATUS_SUSPENDED) when
+/// more bytes are needed, or another VP8StatusCode on corrupt data.
+int cwebp_incremental_append(CWebPIncremental *decoder, const uint8_t *data, size_t size);
+
+/// How many rows of the output are final so far.
+int cwebp_incremental_rows(const CWebPIncremental *decoder);
+
+void cwebp_incremental_destroy(CWebPIncremental *_Nullable decoder);
 
 /// Finds the file's `EXIF` chunk: returns 1 with its payload's offset and length within `data`, or 0.
 int cwebp_exif(const uint8_t *data, size_t size, size_t *offset, size_t *length);
