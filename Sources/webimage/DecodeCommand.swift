@@ -62,7 +62,9 @@ struct DecodeCommand {
                 case "png": command.outputFormat = .png
                 case "jpeg", "jpg": command.outputFormat = .jpeg
                 case "webp": command.outputFormat = .webp
-                default: return .failure("--format takes png, jpeg or webp")
+                case "gif": command.outputFormat = .gif
+                case "avif": command.outputFormat = .avif
+                default: return .failure("--format takes png, jpeg, gif, webp or avif")
                 }
             case "--":
                 command.files += arguments[(index + 1)...]

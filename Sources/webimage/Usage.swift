@@ -6,7 +6,7 @@ enum Usage {
                                         comes from the cache), print a table, and write a PNG thumbnail of
                                         each, derived from the cached originals, into ./webimage-samples/
            webimage decode [--checksum] [--frames] [--orient] [--thumbnail N] [--transform SPEC] [--out DIR]
-                           [--format png|jpeg|webp] FILE...
+                           [--format png|jpeg|gif|webp|avif] FILE...
                                         one tab-separated line per file:
                                         path, format, width, height, pixel format[, sha256 of RGBA pixels]
                                         a file that fails prints: path, error, message (exit code 1)
@@ -16,8 +16,9 @@ enum Usage {
       --orient        apply the EXIF orientation before reporting and hashing (default: stored pixels)
       --thumbnail N   decode to fit inside N x N pixels (aspect ratio kept, never enlarged)
       --transform SPEC  transform each image after decoding (upright first); SPEC below
-      --out DIR       write each decoded image into DIR as <name>.png (or .jpg with --format jpeg)
-      --format F      the format --out writes: png (default), jpeg or webp
+      --out DIR       write each decoded image into DIR as <name>.png (or the --format's extension)
+      --format F      the format --out writes: png (default), jpeg, gif, webp or avif; animations stay
+                      animated in png (APNG), gif, webp and avif
 
            webimage fetch [--thumbnail N] [--transform SPEC] [--out DIR] [--cache-dir DIR] [--concurrency N]
                           [--refresh] URL...

@@ -32,7 +32,7 @@ import Testing
         #expect(command.files == ["a.png", "b.jpg"])
     }
 
-    @Test(arguments: [["--thumbnail", "0", "a.png"], ["--bogus", "a.png"], [], ["--format", "gif", "a.png"], ["--out"],
+    @Test(arguments: [["--thumbnail", "0", "a.png"], ["--bogus", "a.png"], [], ["--format", "bmp", "a.png"], ["--out"],
                       ["--transform", "shrink=2", "a.png"], ["--transform"]])
     func rejectsBadUsage(arguments: [String]) {
         guard case .failure = DecodeCommand.parse(arguments) else {
@@ -112,5 +112,18 @@ import Testing
                                String(row.loop ?? 1), row.rgbaSHA256])
         }
     }
-}
 
+    @Test(arguments: ["gif", "webp", "avif", "png"])
+    func writesAnAnimationAnimatedInEveryFormatThatAnimates(_ format: String) throws {
+        let input = Corpus.root.appendingPathComponent("gif/valid/wuffs/animated-red-blue.gif").path
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (status, _) = try run(["decode", "--out", directory.url.path, "--format", format, input])
+        #expect(status == 0)
+        let written = directory.url.appendingPathComponent("animated-red-blue").appendingPathExtension(format)
+        let (again, lines) = try run(["decode", "--frames", written.path])
+        #expect(again == 0)
+        #expect(lines.count == 4, "\(format): \(lines)")
+        #expect(lines.map { $0.split(separator: "\t")[7] } == ["100", "200", "300", "400"], "\(format)")
+    }
+}

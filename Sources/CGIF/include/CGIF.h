@@ -90,4 +90,7 @@ void cgif_decoder_destroy(CGIFDecoder *_Nullable decoder);
 
 #pragma clang assume_nonnull end
 
+// The encoder (gif_encoder.c, gif_quantize.c) has a header of its own.
+#include "CGIFEncoder.h"
+
 #endif

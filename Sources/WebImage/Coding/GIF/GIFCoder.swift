@@ -1,7 +1,7 @@
 import CGIF
 import Foundation
 
-/// Decodes GIF (87a and 89a, still and animated) through giflib.
+/// Decodes and encodes GIF (87a and 89a, still and animated) through giflib.
 ///
 /// Every frame is the whole canvas after compositing, as browsers show it: global and local
 /// palettes, transparency, interlacing, every disposal method (restoring to the background clears to
@@ -15,7 +15,7 @@ import Foundation
 /// ``DecodeOptions/firstFrameOnly`` decodes one frame and never reads the rest. Memory is the frames
 /// kept plus one canvas and one row, whatever frame sizes the file declares.
 ///
-/// Encoding GIF is not supported yet (``canEncode(_:)`` is false). The coder has no state: one value
+/// Encoding writes still and animated GIF (see ``encode(_:as:options:)``). The coder has no state: one value
 /// can be used from any number of threads at once. Decoding is synchronous and CPU-bound.
 public struct GIFCoder: ImageCoder {
     /// Creates the coder.
@@ -45,12 +45,28 @@ public struct GIFCoder: ImageCoder {
         }
     }
 
-    /// `false`: GIF encoding is not supported yet.
-    public func canEncode(_ format: ImageFormat) -> Bool { false }
+    /// Whether `format` is ``ImageFormat/gif``: the only format this coder writes.
+    public func canEncode(_ format: ImageFormat) -> Bool { format == .gif }
 
-    /// Always throws: GIF encoding is not supported yet.
-    /// - Throws: ``ImageCodingError/unsupportedEncoding(format:pixelFormat:)``.
+    /// Encodes `image` as a GIF: a still image, or an animated image with every frame, its stored
+    /// duration (in GIF's hundredths of a second) and the loop count (1, play once, writes no NETSCAPE
+    /// extension; 0 loops forever).
+    ///
+    /// Each frame gets its own palette: a frame of at most 256 colours (alpha 0 or 255; transparent
+    /// pixels (0, 0, 0, 0)) round-trips exactly; a richer one is quantized (median cut refined by
+    /// k-means, nearest colour, no dithering). Alpha under 128 is transparent, the rest opaque.
+    /// Frames are written whole, each disposed to transparent before the next.
+    /// - Parameters:
+    ///   - image: any ``PixelFormat``, at most 65535 pixels a side.
+    ///   - format: must be ``ImageFormat/gif``.
+    ///   - options: ``EncodeOptions/maxPixelSize`` (every frame) and ``EncodeOptions/firstFrameOnly``;
+    ///     GIF is lossless after quantizing, so quality, effort and ``EncodeOptions/maxFileSize`` do not apply.
+    /// - Returns: the complete file.
+    /// - Throws: ``ImageCodingError/unsupportedEncoding(format:pixelFormat:)`` for another format;
+    ///   ``ImageCodingError/encodingFailed(format:reason:)`` for a side over 65535 or a giflib failure;
+    ///   ``ImageCodingError/insufficientMemory(byteCount:)``.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions = EncodeOptions()) throws -> Data {
-        throw ImageCodingError.unsupportedEncoding(format: format, pixelFormat: image.pixelFormat)
+        guard format == .gif else { throw ImageCodingError.unsupportedEncoding(format: format, pixelFormat: image.pixelFormat) }
+        return try GIFEncoding.encode(image, options: options)
     }
 }
