@@ -53,6 +53,7 @@ CGIFScanStatus cgif_scan(const uint8_t *data, size_t size, CGIFInfo *info) {
             at += 1;                                         // LZW minimum code size
             info->frame_count += 1;
             if (at > size || !skip_sub_blocks(data, size, &at)) break;
+            info->complete_frame_count += 1;
         } else {
             break;                                           // not a block: the decoder will say so
         }
@@ -105,6 +106,11 @@ CGIFDecoder *cgif_decoder_create(const uint8_t *data, size_t size, int *error) {
         return NULL;
     }
     return decoder;
+}
+
+void cgif_decoder_set_data(CGIFDecoder *decoder, const uint8_t *data, size_t size) {
+    decoder->data = data;
+    decoder->size = size;
 }
 
 static CGIFFrameStatus fail(CGIFDecoder *decoder, const char *what) {

@@ -184,3 +184,51 @@ extension GIFCoderTests {
         #expect(decoded.pixels == Data([0, 0, 0, 0, 40, 50, 60, 255]))
     }
 }
+
+extension GIFCoderTests {
+    @Test func anIncrementalDecodeFedInOneKilobyteChunksEndsAsTheFullDecode() async throws {
+        // Every corpus GIF under 300 KB (the larger ones take minutes in a debug build), valid or not:
+        // the same frames, or the same error.
+        let entries = Corpus.entries(format: "GIF").filter { (try? $0.data.count) ?? .max < 300_000 }
+        #expect(entries.count > 40)
+        try await offThePool {
+            for entry in entries {
+                let data = try entry.data
+                let full = Result { try GIFCoder().decode(data) }
+                let decoder = GIFCoder().makeIncrementalDecoder(options: DecodeOptions())
+                let chunked = Result { () throws -> Image in
+                    for start in stride(from: 0, to: data.count, by: 1024) {
+                        try decoder.append(data[start..<min(start + 1024, data.count)])
+                    }
+                    return try decoder.finish()
+                }
+                switch (full, chunked) {
+                case (.success(let a), .success(let b)):
+                    #expect(a.frames.map { $0.image.rgbaSHA256() } == b.frames.map { $0.image.rgbaSHA256() }, "\(entry.path)")
+                    #expect(a.frames.map(\.storedDuration) == b.frames.map(\.storedDuration) && a.loopCount == b.loopCount, "\(entry.path)")
+                case (.failure(let a), .failure(let b)):
+                    #expect("\(a)" == "\(b)", "\(entry.path)")
+                default:
+                    Issue.record("\(entry.path): full \(full), chunked \(chunked)")
+                }
+            }
+        }
+    }
+
+    @Test func framesShowAsTheyArrive() throws {
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/pillow/chi.gif"))   // 31 frames
+        let decoder = GIFCoder().makeIncrementalDecoder(options: DecodeOptions())
+        var shown: [String] = []
+        for start in stride(from: 0, to: data.count, by: 1024) {
+            try decoder.append(data[start..<min(start + 1024, data.count)])
+            if let partial = decoder.makePartialImage(), shown.last != partial.rgbaSHA256() { shown.append(partial.rgbaSHA256()) }
+        }
+        let full = try GIFCoder().decode(data)
+        #expect(shown.count > 10, "a new frame shows as each one completes")
+        #expect(Set(shown).isSubset(of: Set(full.frames.map { $0.image.rgbaSHA256() })))
+        #expect(try decoder.finish().frames.count == 31)
+        let bounded = GIFCoder().makeIncrementalDecoder(options: DecodeOptions(maxFrameCount: 5))
+        try bounded.append(data)
+        #expect(throws: ImageCodingError.self) { try bounded.finish() }
+    }
+}

@@ -29,6 +29,9 @@ typedef struct CGIFInfo {
     uint32_t canvas_height;
     /// The number of image descriptors (frames).
     uint32_t frame_count;
+    /// The number of frames whose data (and the extensions before them) lie wholly inside the data:
+    /// what an incremental decode can composite so far.
+    uint32_t complete_frame_count;
     /// The NETSCAPE2.0 loop count of the first such extension before the first frame (0 = forever), or
     /// -1 when there is none there (one after a frame is ignored, as Pillow, the corpus reference, does).
     int32_t loop_count;
@@ -81,6 +84,11 @@ typedef enum __attribute__((enum_extensibility(closed))) CGIFFrameStatus {
 /// call paints it first, see gif_shim.c), as browsers composite: transparent pixels leave the canvas as
 /// it is, indices outside the palette are opaque black, a file without any palette reads indices as gray.
 CGIFFrameStatus cgif_decoder_next_frame(CGIFDecoder *decoder, uint8_t *canvas, CGIFFrame *frame);
+
+/// Points the decoder at `data`, a longer copy of the bytes it was reading (an incremental decode's
+/// buffer after more bytes arrived): the bytes it has read must be unchanged. Call
+/// `cgif_decoder_next_frame` only for frames `cgif_scan` counts as complete, or once all bytes are in.
+void cgif_decoder_set_data(CGIFDecoder *decoder, const uint8_t *data, size_t size);
 
 /// Why the last call failed, for people.
 const char *cgif_decoder_message(const CGIFDecoder *decoder);

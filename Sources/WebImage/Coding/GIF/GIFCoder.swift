@@ -17,7 +17,7 @@ import Foundation
 ///
 /// Encoding writes still and animated GIF (see ``encode(_:as:options:)``). The coder has no state: one value
 /// can be used from any number of threads at once. Decoding is synchronous and CPU-bound.
-public struct GIFCoder: ImageCoder {
+public struct GIFCoder: ProgressiveImageCoder {
     /// Creates the coder.
     public init() {}
 
@@ -43,6 +43,15 @@ public struct GIFCoder: ImageCoder {
         return try data.withUnsafeBytes { bytes throws(ImageCodingError) in
             try GIFDecoding(bytes: bytes, options: options).decode()
         }
+    }
+
+    /// Creates a decoder to feed one GIF file's bytes as they arrive: each frame is composited as soon
+    /// as its bytes are complete, and a partial image is the latest whole frame (`nil` before the
+    /// first); ``IncrementalDecoder/finish()`` equals ``decode(_:options:)`` of the same bytes, errors
+    /// included.
+    /// - Parameter options: as for ``decode(_:options:)``.
+    public func makeIncrementalDecoder(options: DecodeOptions = DecodeOptions()) -> any IncrementalDecoder {
+        GIFIncrementalDecoder(options: options)
     }
 
     /// Whether `format` is ``ImageFormat/gif``: the only format this coder writes.
