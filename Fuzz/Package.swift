@@ -16,6 +16,10 @@ let package = Package(
         .executable(name: "fuzz-jpeg", targets: ["FuzzJPEG"]),
         .executable(name: "fuzz-exif", targets: ["FuzzEXIF"]),
         .executable(name: "fuzz-filename", targets: ["FuzzFileName"]),
+        .executable(name: "fuzz-gif", targets: ["FuzzGIF"]),
+        .executable(name: "fuzz-webp", targets: ["FuzzWebP"]),
+        .executable(name: "fuzz-avif", targets: ["FuzzAVIF"]),
+        .executable(name: "fuzz-heif", targets: ["FuzzHEIF"]),
     ],
     dependencies: [.package(name: "WebImage", path: "..")],
     targets: [
@@ -30,6 +34,16 @@ let package = Package(
         .executableTarget(name: "FuzzJPEG", dependencies: ["FuzzSupport"], swiftSettings: fuzzerSettings),
         .executableTarget(name: "FuzzEXIF", dependencies: ["FuzzSupport"], swiftSettings: fuzzerSettings),
         .executableTarget(name: "FuzzFileName", dependencies: ["FuzzSupport"], swiftSettings: fuzzerSettings),
+        .executableTarget(name: "FuzzGIF", dependencies: ["FuzzSupport"], swiftSettings: fuzzerSettings),
+        .executableTarget(
+            name: "FuzzWebP", dependencies: ["FuzzSupport", .product(name: "WebImageWebP", package: "WebImage")],
+            swiftSettings: fuzzerSettings),
+        .executableTarget(
+            name: "FuzzAVIF", dependencies: ["FuzzSupport", .product(name: "WebImageAVIF", package: "WebImage")],
+            swiftSettings: fuzzerSettings),
+        .executableTarget(
+            name: "FuzzHEIF", dependencies: ["FuzzSupport", .product(name: "WebImageHEIF", package: "WebImage")],
+            swiftSettings: fuzzerSettings),
     ],
     swiftLanguageModes: [.v6]
 )
