@@ -9,11 +9,17 @@ let package = Package(
     targets: [
         .systemLibrary(name: "BenchLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "BenchLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
+        .systemLibrary(name: "BenchLibWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "BenchLibGIF", providers: [.apt(["libgif-dev"])]),
+        .systemLibrary(name: "BenchLibAVIF", providers: [.apt(["libavif-dev"])]),
         // The reference: the same libraries called from a bare C loop, reusing one output buffer.
-        .target(name: "CBaseline", dependencies: ["BenchLibPNG", "BenchLibJPEG"]),
+        .target(name: "CBaseline", dependencies: ["BenchLibPNG", "BenchLibJPEG", "BenchLibWebP", "BenchLibGIF", "BenchLibAVIF"]),
         .executableTarget(
             name: "bench",
-            dependencies: [.product(name: "WebImage", package: "WebImage"), "CBaseline"]
+            dependencies: [
+                .product(name: "WebImage", package: "WebImage"), .product(name: "WebImageWebP", package: "WebImage"),
+                .product(name: "WebImageAVIF", package: "WebImage"), "CBaseline",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

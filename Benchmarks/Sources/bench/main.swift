@@ -2,7 +2,7 @@
 // libraries, tjbench, vipsthumbnail, a bare Mutex dictionary, plain read/write, find) in one run.
 // Ratios are reference time / our time: above 1, we are faster.
 //
-//   swift run -c release --package-path Benchmarks bench [codecs|caches|downloads|manager|transforms|soak]... [--write FILE]
+//   swift run -c release --package-path Benchmarks bench [codecs|formats|caches|downloads|manager|transforms|soak]... [--write FILE]
 //
 // It installs nothing: it names every reference tool that is missing and how to install it, and the
 // rows that need one say "missing". `--write FILE` also writes the table as Markdown with a
@@ -27,10 +27,14 @@ if let index = arguments.firstIndex(of: "--write") {
     arguments.removeSubrange(index...(index + 1))
 }
 let selected = Set(arguments)
-let known: Set = ["codecs", "caches", "downloads", "manager", "transforms", "soak", "rss-child", "soak-child"]
+let known: Set = ["codecs", "formats", "caches", "downloads", "manager", "transforms", "soak", "rss-child", "soak-child", "gif-rss-child"]
 if let unknown = selected.subtracting(known).first { fail("unknown benchmark \(unknown); expected \(known.sorted().joined(separator: ", "))") }
 if selected == ["soak-child"] {
     do { try await SoakBenchmark.child() } catch { fail("\(error)") }
+    exit(0)
+}
+if selected == ["gif-rss-child"] {
+    do { try FormatBenchmarks.gifRSSChild() } catch { fail("\(error)") }
     exit(0)
 }
 if selected == ["rss-child"] {
@@ -43,6 +47,7 @@ var rows: [Row] = []
 let started = Date()
 do {
     if selected.isEmpty || selected.contains("codecs") { rows += try CodecBenchmarks.run(iterations: iterations) }
+    if selected.isEmpty || selected.contains("formats") { rows += try FormatBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("caches") { rows += try await CacheBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("downloads") { rows += try await DownloadBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("manager") { rows += try await ManagerBenchmarks.run(iterations: iterations) }

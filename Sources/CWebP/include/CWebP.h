@@ -16,7 +16,8 @@
 //   duration added), so the frame count can drop. Failures are return values with a message from
 //   WebPAnimEncoderGetError(). Its output comes from WebPMalloc (freed with WebPFree).
 // - Every call is synchronous and CPU-bound on the calling thread; the encoders call their writer back
-//   on that same thread. There are no other callbacks.
+//   on that same thread. There are no other callbacks. With `options.use_threads` (set here for large
+//   stills) WebPDecode filters rows on a worker thread it starts and joins within the call.
 //   Distinct decoders are independent.
 
 #ifndef CWEBP_H
@@ -63,6 +64,9 @@ void cwebp_incremental_destroy(CWebPIncremental *_Nullable decoder);
 
 /// Finds the file's `EXIF` chunk: returns 1 with its payload's offset and length within `data`, or 0.
 int cwebp_exif(const uint8_t *data, size_t size, size_t *offset, size_t *length);
+
+/// Images of at least this many pixels decode with `use_threads` (a filtering thread of libwebp's own).
+#define CWEBP_THREADED_PIXELS (4u * 1024u * 1024u)
 
 /// Decodes a still image (or an animation's first frame, without compositing) to `out_width ×
 /// out_height` RGBA (`channels` 4) or RGB (3) rows in `output` (`stride` bytes apart), scaling on
