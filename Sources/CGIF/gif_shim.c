@@ -61,6 +61,71 @@ CGIFScanStatus cgif_scan(const uint8_t *data, size_t size, CGIFInfo *info) {
     return CGIFScanOK;
 }
 
+CGIFScanStatus cgif_scan_more(const uint8_t *data, size_t size, CGIFScanState *state) {
+    CGIFInfo *info = &state->info;
+    if (state->phase == 0) {
+        if (size >= 6 && (memcmp(data, "GIF", 3) != 0 || (memcmp(data + 3, "87a", 3) != 0 && memcmp(data + 3, "89a", 3) != 0))) {
+            return CGIFScanNotGIF;
+        }
+        if (size < 13) return CGIFScanTruncated;
+        size_t header = 13;
+        if (data[10] & 0x80) header += 3u * (2u << (data[10] & 7));
+        if (header > size) return CGIFScanTruncated;
+        memset(info, 0, sizeof *info);
+        info->loop_count = -1;
+        info->canvas_width = (uint32_t)data[6] | (uint32_t)data[7] << 8;
+        info->canvas_height = (uint32_t)data[8] | (uint32_t)data[9] << 8;
+        state->next = header;
+        state->phase = 1;
+    }
+    while (state->phase != 4) {
+        size_t at = state->next;
+        if (state->phase == 1) {
+            if (at >= size) break;
+            uint8_t introducer = data[at];
+            if (introducer == 0x3B) {
+                state->phase = 4;
+            } else if (introducer == 0x21) {
+                if (at + 2 > size) break;
+                if (data[at + 1] == 0xFF) {
+                    // An application extension: wait until NETSCAPE2.0's loop count could be read.
+                    if (at + 18 > size) break;
+                    if (data[at + 2] == 11 && memcmp(data + at + 3, "NETSCAPE2.0", 11) == 0 && info->loop_count < 0
+                        && info->frame_count == 0 && data[at + 14] >= 3 && data[at + 15] == 1) {
+                        info->loop_count = (int32_t)((uint32_t)data[at + 16] | (uint32_t)data[at + 17] << 8);
+                    }
+                }
+                state->next = at + 2;
+                state->phase = 2;
+            } else if (introducer == 0x2C) {
+                if (at + 10 > size) break;
+                size_t start = at + 10;
+                if (data[at + 9] & 0x80) start += 3u * (2u << (data[at + 9] & 7));
+                if (start + 1 > size) break;   // the LZW minimum code size
+                state->next = start + 1;
+                state->phase = 3;
+            } else {
+                state->phase = 4;              // not a block: the decoder will say so
+            }
+        } else {
+            if (at >= size) break;
+            uint8_t length = data[at];
+            if (length == 0) {
+                state->next = at + 1;
+                if (state->phase == 3) {
+                    info->complete_frame_count += 1;
+                    info->frame_count = info->complete_frame_count;
+                }
+                state->phase = 1;
+            } else {
+                if (at + 1 + length > size) break;
+                state->next = at + 1 + length;
+            }
+        }
+    }
+    return CGIFScanOK;
+}
+
 // MARK: - Decoding
 
 struct CGIFDecoder {

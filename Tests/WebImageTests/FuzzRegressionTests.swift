@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CGIF
 @testable import WebImage
 
 /// Inputs the fuzzers in `Fuzz/` found breaking library code, minimized. Each test feeds its input
@@ -183,4 +184,29 @@ import Testing
         gKT/AKbtBz0A/fRD6IzUQ+ulCK1YS6p1k+5U0sJH/ljWvQOLJ2HrQtUi8bh1L//ZsFWMS4Ck/wCm7Qc9AP30Q+iM1EPrpQit
         WEuqdZPuVNLCR/5Y1r0Diydh60LVIvG4dS//2V/hrdsq13K/atSkVWPFyqXHf2FxDYGd6SnuBg5GO2q/J2HrQtUi8bh1L//Z
         """
+
+    /// fuzz-gif, four timeouts (e.g. a 290 KB GIF fed in 1-byte chunks): each append walked every
+    /// block of the file so far, so a file trickling in byte by byte cost time quadratic in its size
+    /// (each input decodes in under 0.3 s whole). The walk now resumes where it stopped: its position
+    /// never goes back, it agrees with the whole-file walk, and a byte-by-byte decode equals the full one.
+    @Test func theIncrementalGIFWalkResumesWhereItStopped() throws {
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/wuffs/animated-red-blue.gif"))
+        let bytes = [UInt8](data)
+        var state = CGIFScanState()
+        var previous = 0
+        for end in 1...bytes.count {
+            _ = bytes.withUnsafeBufferPointer { cgif_scan_more($0.baseAddress!, end, &state) }
+            #expect(state.next >= previous)
+            previous = state.next
+        }
+        var whole = CGIFInfo()
+        _ = bytes.withUnsafeBufferPointer { cgif_scan($0.baseAddress!, bytes.count, &whole) }
+        #expect(state.info.complete_frame_count == whole.complete_frame_count && whole.complete_frame_count == 4)
+        #expect(state.info.loop_count == whole.loop_count && state.info.canvas_width == whole.canvas_width)
+
+        let decoder = GIFCoder().makeIncrementalDecoder(options: DecodeOptions())
+        for index in data.indices { try decoder.append(data[index..<(index + 1)]) }
+        let final = try decoder.finish()
+        #expect(final.frames.map { $0.image.rgbaSHA256() } == (try GIFCoder().decode(data)).frames.map { $0.image.rgbaSHA256() })
+    }
 }

@@ -51,6 +51,25 @@ typedef enum __attribute__((enum_extensibility(closed))) CGIFScanStatus {
 /// of the data or at a byte that starts no block (the decoder reports those).
 CGIFScanStatus cgif_scan(const uint8_t *data, size_t size, CGIFInfo *info);
 
+/// A block walk that goes on as bytes arrive (for incremental decoding): `cgif_scan_more` walks only
+/// the bytes it has not walked yet, so feeding a file byte by byte costs time linear in its size.
+/// Zero it to start.
+typedef struct CGIFScanState {
+    /// Canvas size and loop count (once the header is in); `complete_frame_count` counts frames whose
+    /// data and terminator have arrived. `frame_count` equals it.
+    CGIFInfo info;
+    /// The offset of the next byte to walk, always at a point where the walk can resume.
+    size_t next;
+    /// 0 header, 1 between blocks, 2 inside an extension's sub-blocks, 3 inside an image's sub-blocks,
+    /// 4 done (the trailer, or a byte that starts no block).
+    int phase;
+} CGIFScanState;
+
+/// Walks the bytes of `data` (the file so far, a longer copy of what earlier calls saw) that `state`
+/// has not walked. Returns `CGIFScanNotGIF` for a wrong signature, `CGIFScanTruncated` until the
+/// header is complete, else `CGIFScanOK`.
+CGIFScanStatus cgif_scan_more(const uint8_t *data, size_t size, CGIFScanState *state);
+
 /// One frame as the file describes it.
 typedef struct CGIFFrame {
     /// The frame's rectangle (may extend past the canvas; only the part inside is drawn).

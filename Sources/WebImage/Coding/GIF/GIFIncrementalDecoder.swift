@@ -2,7 +2,8 @@ import CGIF
 import Foundation
 
 /// The ``IncrementalDecoder`` of ``GIFCoder``: frames are composited as their bytes complete (a block
-/// walk tells which are), so a partial image is the latest whole frame, as a browser shows a GIF that
+/// walk that resumes where it stopped tells which are, so bytes trickling in one at a time cost linear
+/// time, as fuzz-gif found they did not when each append walked the whole file), so a partial image is the latest whole frame, as a browser shows a GIF that
 /// is still arriving.
 ///
 /// ``finish()`` checks the whole file as the full decode does (canvas, frame count, budget), reads the
@@ -15,6 +16,8 @@ final class GIFIncrementalDecoder: IncrementalDecoder {
     private let options: DecodeOptions
     private var received: [UInt8] = []
     private var reader: GIFFrameReader?
+    /// The block walk so far: each append walks only the new bytes.
+    private var scan = CGIFScanState()
     /// Whether reading as bytes arrive can go on (else ``finish()`` decodes the file whole).
     private var isHealthy = true
     private var failure: ImageCodingError?
@@ -42,15 +45,15 @@ final class GIFIncrementalDecoder: IncrementalDecoder {
 
     /// Composites every frame whose bytes are complete and that the budget allows.
     private func readCompleteFrames(_ bytes: UnsafeRawBufferPointer) throws(ImageCodingError) {
-        var info = CGIFInfo()
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        switch cgif_scan(base, bytes.count, &info) {
+        switch cgif_scan_more(base, bytes.count, &scan) {
         case .truncated: return
         case .notGIF:
             isHealthy = false
             return
         case .OK: break
         }
+        let info = scan.info
         let canvas = PixelSize(width: Int(info.canvas_width), height: Int(info.canvas_height))
         if reader == nil {
             guard canvas.width > 0, canvas.height > 0 else {
