@@ -10,7 +10,7 @@ import WebImage
 /// ``finish()`` equals ``WebPCoder/decode(_:options:)`` of the same bytes: the same libwebp decoder
 /// writes the same pixels, and the EXIF orientation (its chunk may follow the image data) is applied
 /// from the whole file. A file that does not complete is decided by a full decode of what arrived, so
-/// the errors are the full decode's too.
+/// the errors are the full decode's too (a stream WebPIDecoder refuses is decided the same way).
 ///
 /// Not thread-safe: use it from one task at a time. Failures are sticky.
 final class WebPIncrementalDecoder: IncrementalDecoder {
@@ -19,7 +19,8 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
         case header
         /// A still image decoding into `pixels` (`size`, `pixelFormat`, tightly packed rows).
         case still(decoder: OpaquePointer, pixels: UnsafeMutableRawPointer, size: PixelSize, pixelFormat: PixelFormat, complete: Bool)
-        /// An animation (or a file libwebp cannot start on): every byte is kept for ``finish()``.
+        /// An animation, a file libwebp cannot start on, or one WebPIDecoder refused: every byte is
+        /// kept for ``finish()``.
         case whole
     }
 
@@ -51,7 +52,7 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
             try start()
         case .still(let decoder, _, _, _, let complete):
             guard !complete else { return }
-            try feed(decoder, chunk)
+            feed(decoder, chunk)
         case .whole:
             break
         }
@@ -68,7 +69,10 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
             return
         }
         guard size.pixelCount <= options.pixelCountLimit else {
-            throw fail(.imageTooLarge(width: size.width, height: size.height, limit: options.pixelCountLimit))
+            // Nothing is allocated; the full decode in finish() gives the verdict (the headers of a
+            // partial file can read differently from the whole one's, found by fuzz-webp).
+            state = .whole
+            return
         }
         // As the full decode: a lossless bitstream carries alpha even when the header's hint says none.
         let pixelFormat: PixelFormat = info.has_alpha != 0 || info.is_lossless != 0 ? .rgba8 : .rgb8
@@ -83,10 +87,10 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
             throw fail(.insufficientMemory(byteCount: byteCount))
         }
         state = .still(decoder: decoder, pixels: pixels, size: target, pixelFormat: pixelFormat, complete: false)
-        try feed(decoder, Data(received))
+        feed(decoder, Data(received))
     }
 
-    private func feed(_ decoder: OpaquePointer, _ bytes: Data) throws(ImageCodingError) {
+    private func feed(_ decoder: OpaquePointer, _ bytes: Data) {
         let status = bytes.withUnsafeBytes { cwebp_incremental_append(decoder, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), $0.count) }
         switch status {
         case 0:
@@ -96,7 +100,13 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
         case 5:
             break                                               // VP8_STATUS_SUSPENDED: more bytes wanted
         default:
-            throw fail(WebPDecoding.error(status))
+            // WebPIDecoder can call data corrupt that the full decode calls truncated (found by
+            // fuzz-webp): the decoding stops here and finish() lets the full decode give the verdict.
+            if case .still(let decoder, let pixels, _, _, _) = state {
+                cwebp_incremental_destroy(decoder)
+                pixels.deallocate()
+            }
+            state = .whole
         }
     }
 
@@ -113,7 +123,7 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
         if let failure { throw failure }
         if let finalImage { return finalImage }
         let image: Image
-        if case .still(_, let pixels, let size, let pixelFormat, true) = state {
+        if case .still(_, let pixels, let size, let pixelFormat, true) = state, riffIsComplete {
             let still = try copy(pixels, size: size, pixelFormat: pixelFormat)
             image = try received.withUnsafeBytes { bytes throws(ImageCodingError) in
                 try WebPDecoding(bytes: bytes, options: options).oriented(still, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
@@ -128,6 +138,15 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
         finalImage = image
         received = []
         return image
+    }
+
+    /// Whether the RIFF container's declared size has arrived. WebPIDecoder finishes once the image's
+    /// own bitstream is complete, where WebPDecode (the full decode) calls a shorter container
+    /// truncated (found by fuzz-webp): such a file is left to the full decode's verdict.
+    private var riffIsComplete: Bool {
+        guard received.count >= 12, received[0..<4].elementsEqual("RIFF".utf8) else { return true }
+        let declared = Int(received[4]) | Int(received[5]) << 8 | Int(received[6]) << 16 | Int(received[7]) << 24
+        return declared + 8 <= received.count
     }
 
     /// An image of the decode buffer's pixels (rows not yet decoded are zero).
