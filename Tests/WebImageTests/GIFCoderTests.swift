@@ -170,7 +170,7 @@ extension GIFCoderTests {
     @Test func aTrueColourPhotoIsQuantizedCloselyNotTruncated() async throws {
         let photo = try EncodeOptionsTests.photo()
         let decoded = try await offThePool { try GIFCoder().decode(try GIFCoder().encode(photo, as: .gif)) }
-        // `webimage decode --format gif` of this photo measures 38.1 dB against the JPEG in Pillow.
+        // `webimage decode --format gif` of this photo measures 36.8 dB over RGB in Pillow (about 38 over RGBA, as here).
         #expect(try psnr(photo, decoded) > 35)
     }
 
