@@ -113,7 +113,10 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
     func makePartialImage() -> Image? {
         if let finalImage { return finalImage }
         guard case .still(let decoder, let pixels, let size, let pixelFormat, let complete) = state else { return nil }
-        if complete { return try? finish() }
+        // finish() only once the container is whole too: called earlier it would end the decode
+        // (found by fuzz-webp: a partial image made finish() call the file truncated for good).
+        if complete && riffIsComplete { return try? finish() }
+        if complete { return try? copy(pixels, size: size, pixelFormat: pixelFormat) }
         let rows = min(Int(cwebp_incremental_rows(decoder)), size.height)
         guard rows > 0 else { return nil }
         return try? copy(pixels, size: size, pixelFormat: pixelFormat)

@@ -238,3 +238,22 @@ extension WebPCoderTests {
         }
     }
 }
+
+extension WebPCoderTests {
+    /// fuzz-webp: a partial image asked for once WebPIDecoder had the whole bitstream, but before the
+    /// RIFF container's last bytes arrived, ended the decode early and for good (truncated), where the
+    /// full decode of the whole file succeeds.
+    @Test func aPartialImageBeforeTheContainerEndsDoesNotEndTheDecode() throws {
+        var data = try Data(contentsOf: Corpus.root.appendingPathComponent("webp/valid/libwebp-test-data/test.webp"))
+        // Trailing padding the RIFF size counts (an unknown chunk after the image).
+        data.append(contentsOf: Array("JUNK".utf8) + [4, 0, 0, 0, 1, 2, 3, 4])
+        let declared = UInt32(data.count - 8).littleEndian
+        data.replaceSubrange(4..<8, with: withUnsafeBytes(of: declared) { Data($0) })
+        let full = try WebPCoder().decode(data)
+        let decoder = WebPCoder().makeIncrementalDecoder(options: DecodeOptions())
+        try decoder.append(data.prefix(data.count - 6))
+        #expect(decoder.makePartialImage() != nil)
+        try decoder.append(data.suffix(6))
+        #expect(try decoder.finish().pixels == full.pixels)
+    }
+}
