@@ -48,8 +48,8 @@ public struct WebPCoder: ProgressiveImageCoder {
 
     /// Creates a decoder to feed one WebP file's bytes as they arrive: a still image decodes as they
     /// come (libwebp's `WebPIDecoder`, scaled on load), its partial images holding the rows decoded so
-    /// far; an animation is decoded whole by ``IncrementalDecoder/finish()``, which equals
-    /// ``decode(_:options:)`` of the same bytes, errors included.
+    /// far; ``IncrementalDecoder/finish()`` decodes the whole file as ``decode(_:options:)`` does, so
+    /// it equals it, errors included (one more decode: WebPIDecoder's result differs on damaged data).
     /// - Parameter options: as for ``decode(_:options:)``.
     public func makeIncrementalDecoder(options: DecodeOptions = DecodeOptions()) -> any IncrementalDecoder {
         WebPIncrementalDecoder(options: options)

@@ -31,7 +31,7 @@ struct WebPDecoding {
 
     /// `image` labelled with the Orientation of the file's `EXIF` chunk and, when the options say so,
     /// turned upright (as browsers show a WebP).
-    func oriented(_ image: Image, _ base: UnsafePointer<UInt8>) throws(ImageCodingError) -> Image {
+    private func oriented(_ image: Image, _ base: UnsafePointer<UInt8>) throws(ImageCodingError) -> Image {
         var offset = 0, length = 0
         guard cwebp_exif(base, bytes.count, &offset, &length) != 0, offset + length <= bytes.count else { return image }
         let labelled = image.withOrientation(ImageOrientation(exif: Data(bytes[offset..<(offset + length)])))

@@ -7,10 +7,9 @@ import WebImage
 /// rows final so far; an animated WebP is kept whole and decoded by ``finish()`` (libwebp's animation
 /// decoder needs the whole file).
 ///
-/// ``finish()`` equals ``WebPCoder/decode(_:options:)`` of the same bytes: the same libwebp decoder
-/// writes the same pixels, and the EXIF orientation (its chunk may follow the image data) is applied
-/// from the whole file. A file that does not complete is decided by a full decode of what arrived, so
-/// the errors are the full decode's too (a stream WebPIDecoder refuses is decided the same way).
+/// ``finish()`` decodes the whole file as ``WebPCoder/decode(_:options:)`` does, so its image and its
+/// errors are the full decode's, byte for byte (WebPIDecoder's result differs on damaged data, see
+/// ``finish()``); the partial images are WebPIDecoder's.
 ///
 /// Not thread-safe: use it from one task at a time. Failures are sticky.
 final class WebPIncrementalDecoder: IncrementalDecoder {
@@ -113,9 +112,8 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
     func makePartialImage() -> Image? {
         if let finalImage { return finalImage }
         guard case .still(let decoder, let pixels, let size, let pixelFormat, let complete) = state else { return nil }
-        // finish() only once the container is whole too: called earlier it would end the decode
-        // (found by fuzz-webp: a partial image made finish() call the file truncated for good).
-        if complete && riffIsComplete { return try? finish() }
+        // Never finish() here: more bytes may still come (found by fuzz-webp: a partial image asked for
+        // before the RIFF container's end made the decode call the file truncated for good).
         if complete { return try? copy(pixels, size: size, pixelFormat: pixelFormat) }
         let rows = min(Int(cwebp_incremental_rows(decoder)), size.height)
         guard rows > 0 else { return nil }
@@ -125,31 +123,19 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
     func finish() throws -> Image {
         if let failure { throw failure }
         if let finalImage { return finalImage }
+        // The whole file, decoded by WebPDecode as the full decode does. WebPIDecoder's own result is
+        // not used: on damaged lossy data the two write different garbage rows without an error, and
+        // their verdicts on short or odd containers differ (all found by fuzz-webp); a progressive WebP
+        // load costs one more decode, the price of finish() equalling decode(_:options:) byte for byte.
         let image: Image
-        if case .still(_, let pixels, let size, let pixelFormat, true) = state, riffIsComplete {
-            let still = try copy(pixels, size: size, pixelFormat: pixelFormat)
-            image = try received.withUnsafeBytes { bytes throws(ImageCodingError) in
-                try WebPDecoding(bytes: bytes, options: options).oriented(still, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            }
-        } else {
-            do {
-                image = try WebPCoder().decode(Data(received), options: options)
-            } catch {
-                throw fail(error as? ImageCodingError ?? .truncatedData(format: .webp))
-            }
+        do {
+            image = try WebPCoder().decode(Data(received), options: options)
+        } catch {
+            throw fail(error as? ImageCodingError ?? .truncatedData(format: .webp))
         }
         finalImage = image
         received = []
         return image
-    }
-
-    /// Whether the RIFF container's declared size has arrived. WebPIDecoder finishes once the image's
-    /// own bitstream is complete, where WebPDecode (the full decode) calls a shorter container
-    /// truncated (found by fuzz-webp): such a file is left to the full decode's verdict.
-    private var riffIsComplete: Bool {
-        guard received.count >= 12, received[0..<4].elementsEqual("RIFF".utf8) else { return true }
-        let declared = Int(received[4]) | Int(received[5]) << 8 | Int(received[6]) << 16 | Int(received[7]) << 24
-        return declared + 8 <= received.count
     }
 
     /// An image of the decode buffer's pixels (rows not yet decoded are zero).
