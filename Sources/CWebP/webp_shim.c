@@ -11,16 +11,9 @@
 #include <stdio.h>
 
 int cwebp_info(const uint8_t *data, size_t size, CWebPInfo *info) {
-    memset(info, 0, sizeof *info);
-    WebPBitstreamFeatures features;
-    VP8StatusCode status = WebPGetFeatures(data, size, &features);
-    if (status != VP8_STATUS_OK) return (int)status;
-    info->width = features.width;
-    info->height = features.height;
-    info->has_alpha = features.has_alpha;
-    info->is_lossless = features.format == 2;
-    info->frame_count = 1;
-    if (features.has_animation) {
+    int status = cwebp_features(data, size, info);
+    if (status != 0) return status;
+    if (info->frame_count == 0) {   // an animation: the demuxer counts its frames
         WebPData webp = {data, size};
         WebPDemuxer *demux = WebPDemux(&webp);
         if (!demux) return VP8_STATUS_BITSTREAM_ERROR;
