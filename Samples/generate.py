@@ -65,3 +65,43 @@ for y in range(w):          # stored image is h wide, w tall: rotate 90° counte
         sx, sy = w - 1 - y, x
         sideways += pixels[3 * (sy * w + sx):3 * (sy * w + sx) + 3]
 jpeg("mandelbrot-exif-rotated.jpg", h, w, sideways, exif_orientation=6)
+
+# An animated PNG: a dot circling a ring, 12 frames of 80 ms, looping forever (acTL/fcTL/fdAT).
+def apng(path, width, height, frames, delay_ms):
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    out = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+    out += chunk(b"acTL", struct.pack(">II", len(frames), 0))
+    sequence = 0
+    for index, rows in enumerate(frames):
+        out += chunk(b"fcTL", struct.pack(">IIIIIHHBB", sequence, width, height, 0, 0, delay_ms, 1000, 0, 0))
+        sequence += 1
+        data = zlib.compress(b"".join(b"\x00" + bytes(r) for r in rows), 9)
+        if index == 0:
+            out += chunk(b"IDAT", data)
+        else:
+            out += chunk(b"fdAT", struct.pack(">I", sequence) + data)
+            sequence += 1
+    open(path, "wb").write(out + chunk(b"IEND", b""))
+
+def spinner_frame(step, size=96):
+    angle = 2 * math.pi * step / 12
+    cx, cy = size / 2 + 30 * math.cos(angle), size / 2 + 30 * math.sin(angle)
+    rows = []
+    for y in range(size):
+        row = []
+        for x in range(size):
+            ring = abs(math.hypot(x - size / 2, y - size / 2) - 30) < 3
+            dot = math.hypot(x - cx, y - cy) < 10
+            row += [230, 57, 70, 255] if dot else ([69, 123, 157, 255] if ring else [0, 0, 0, 0])
+        rows.append(row)
+    return rows
+
+apng("spinner-apng.png", 96, 96, [spinner_frame(step) for step in range(12)], 80)
+# The same animation as GIF and WebP, and the Mandelbrot set as WebP and AVIF, written by WebImage itself:
+for fmt in ("gif", "webp"):
+    subprocess.run(["swift", "run", "webimage", "decode", "--format", fmt, "--out", "/tmp/webimage-samples", "spinner-apng.png"], check=True)
+    subprocess.run(["cp", f"/tmp/webimage-samples/spinner-apng.{fmt}", f"spinner.{fmt}"], check=True)
+for fmt in ("webp", "avif"):
+    subprocess.run(["swift", "run", "webimage", "decode", "--format", fmt, "--out", "/tmp/webimage-samples", "mandelbrot.jpg"], check=True)
+    subprocess.run(["cp", f"/tmp/webimage-samples/mandelbrot.{fmt}", f"mandelbrot.{fmt}"], check=True)

@@ -41,7 +41,7 @@ struct DemoCommand {
         defer { try? FileManager.default.removeItem(at: cacheDirectory) }
         let urls = names.filter { !$0.hasSuffix(".py") && !$0.hasPrefix(".") }.sorted().map { samples.appendingPathComponent($0) }
 
-        var rows = [["pass", "file", "tier", "bytes", "size", "pixels", "ms"]]
+        var rows = [["pass", "file", "tier", "bytes", "size", "pixels", "frames", "ms"]]
         var failed = false
         var lastManager: WebImageManager?
         for pass in 1...2 {
@@ -53,10 +53,10 @@ struct DemoCommand {
                     let result = try await manager.loadImage(url: url, options: .waitStoreCache)
                     rows.append(["\(pass)", url.lastPathComponent, Self.tierName(result.cacheType), result.data.map { "\($0.count)" } ?? "-",
                                  "\(result.image.width)x\(result.image.height)", result.image.pixelFormat.description,
-                                 Self.milliseconds(ContinuousClock.now - start)])
+                                 "\(result.image.frames.count)", Self.milliseconds(ContinuousClock.now - start)])
                 } catch {
                     failed = true
-                    rows.append(["\(pass)", url.lastPathComponent, "error", "\(error)", "", "", ""])
+                    rows.append(["\(pass)", url.lastPathComponent, "error", "\(error)", "", "", "", ""])
                 }
             }
             lastManager = manager
@@ -73,7 +73,9 @@ struct DemoCommand {
                 do {
                     guard let manager = lastManager else { break }
                     let variant = try await manager.loadImage(url: url, options: .fromCacheOnly, context: context)
-                    let target = outputDirectory.appendingPathComponent(url.deletingPathExtension().lastPathComponent + suffix + ".png")
+                    // mandelbrot.webp → mandelbrot-webp.png: samples of one picture in several formats keep apart.
+                    let name = url.deletingPathExtension().lastPathComponent + "-" + url.pathExtension
+                    let target = outputDirectory.appendingPathComponent(name + suffix + ".png")
                     try CoderRegistry.shared.encode(variant.image, as: .png).write(to: target)
                     written += 1
                 } catch {

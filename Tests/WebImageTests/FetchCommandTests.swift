@@ -112,8 +112,15 @@ import Testing
         let samples = directory.url.appendingPathComponent("webimage-samples")
         let written = (try? FileManager.default.contentsOfDirectory(atPath: samples.path)) ?? []
         #expect(written.count == 2 * second.count)   // a thumbnail and an avatar each
-        let avatar = try CoderRegistry.shared.decode(Data(contentsOf: samples.appendingPathComponent("mandelbrot-avatar.png")))
+        let avatar = try CoderRegistry.shared.decode(Data(contentsOf: samples.appendingPathComponent("mandelbrot-jpg-avatar.png")))
         #expect(avatar.size == PixelSize(width: 96, height: 96) && avatar.pixelFormat == .rgba8)
         #expect(avatar.pixels[3] == 0)   // outside the circle
+        // Every format the tool registers loads; the animated samples stay animated in their thumbnails.
+        #expect(Set(second.map { $0[1] }).isSuperset(of: ["mandelbrot.webp", "mandelbrot.avif", "spinner.gif", "spinner.webp", "spinner-apng.png"]))
+        #expect(second.filter { $0[1].hasPrefix("spinner") }.allSatisfy { $0[6] == "12" }, "the frames column")
+        for name in ["spinner-gif.png", "spinner-webp.png", "spinner-apng-png.png"] {
+            let thumbnail = try CoderRegistry.shared.decode(Data(contentsOf: samples.appendingPathComponent(name)))
+            #expect(thumbnail.frames.count == 12, "\(name)")
+        }
     }
 }
