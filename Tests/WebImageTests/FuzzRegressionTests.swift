@@ -210,3 +210,35 @@ import CGIF
         #expect(final.frames.map { $0.image.rgbaSHA256() } == (try GIFCoder().decode(data)).frames.map { $0.image.rgbaSHA256() })
     }
 }
+
+extension FuzzRegressionTests {
+    /// fuzz-png: an APNG whose IHDR had been damaged (a width of 1258356736, its CRC no longer
+    /// matching) made the full decode say `imageTooLarge` from the animation's own header walk, where
+    /// the incremental decoder, streaming through libpng, said `IHDR: CRC error`. A damaged IDAT CRC
+    /// likewise decoded whole (each frame is re-wrapped with a fresh CRC) but failed incrementally. Now
+    /// libpng reads the whole file first in both, and its verdict stands.
+    @Test(arguments: ["IHDR", "IDAT"])
+    func aDamagedAnimatedPNGFailsTheSameWayWholeAndIncrementally(_ chunk: String) throws {
+        var bytes = [UInt8](try Data(contentsOf: Corpus.root.appendingPathComponent("png/valid/wuffs/animated-red-blue.apng")))
+        let at = try #require(bytes.indices.first { bytes[$0..<min($0 + 4, bytes.count)].elementsEqual(chunk.utf8) })
+        if chunk == "IHDR" {
+            bytes.replaceSubrange((at + 4)..<(at + 8), with: [0x4B, 0x00, 0x00, 0x40])   // the width, CRC left as it was
+        } else {
+            let length = Int(bytes[at - 4]) << 24 | Int(bytes[at - 3]) << 16 | Int(bytes[at - 2]) << 8 | Int(bytes[at - 1])
+            bytes[at + 4 + length] ^= 0xFF                                              // the CRC
+        }
+        let data = Data(bytes)
+        let full = Result { try PNGCoder().decode(data) }
+        let decoder = PNGCoder().makeIncrementalDecoder(options: DecodeOptions())
+        let incremental = Result { () throws -> Image in
+            for start in stride(from: 0, to: data.count, by: 64) { try decoder.append(data[start..<min(start + 64, data.count)]) }
+            return try decoder.finish()
+        }
+        guard case .failure(let a) = full, case .failure(let b) = incremental else {
+            Issue.record("both decodes must fail: full \(full), incremental \(incremental)")
+            return
+        }
+        #expect("\(a)" == "\(b)")
+        #expect("\(a)".contains("CRC"))
+    }
+}

@@ -60,23 +60,29 @@ public struct PNGCoder: ProgressiveImageCoder {
         }
         return try data.withUnsafeBytes { bytes throws(ImageCodingError) in
             let orientation = PNGEXIFReader.orientation(inPNG: bytes)
-            if let animation = try Self.decodeAnimation(bytes, orientation: orientation, options: options) { return animation }
+            // libpng reads the whole file first, an animated one too: its verdict on the file is the
+            // incremental decoder's (found by fuzz-png), and its image is the default image.
             let session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: false)
             guard try session.feed(bytes), let image = session.makeImage(scale: options.scale) else {
                 throw ImageCodingError.truncatedData(format: .png)
             }
-            return try PNGEXIFReader.finished(image, orientation: orientation, options: options)
+            return try Self.finished(image, bytes: bytes, orientation: orientation, options: options)
         }
     }
 
-    /// The composited frames of an animated PNG with more than one frame and a sound animation;
-    /// `nil` for a still image, a broken animation (which decodes as its still image) or
-    /// ``DecodeOptions/firstFrameOnly``.
-    static func decodeAnimation(_ bytes: UnsafeRawBufferPointer, orientation: ImageOrientation,
-                                options: DecodeOptions) throws(ImageCodingError) -> Image? {
-        guard !options.firstFrameOnly, let structure = APNGStructure.parse(bytes) else { return nil }
-        let animation = APNGDecoding(bytes: bytes, structure: structure, options: options, orientation: orientation)
-        return animation.frameCount > 1 ? try animation.decode() : nil
+    /// The image the whole file `bytes` decodes to, given `still`, libpng's decode of it (the default
+    /// image): every composited frame of an animated PNG with more than one frame and a sound
+    /// animation (unless ``DecodeOptions/firstFrameOnly``), else `still` oriented and fitted. A broken
+    /// animation decodes as the still image.
+    /// - Throws: `animationTooLarge` past the budget (before any further frame is decoded);
+    ///   `insufficientMemory`.
+    static func finished(_ still: Image, bytes: UnsafeRawBufferPointer, orientation: ImageOrientation,
+                         options: DecodeOptions) throws(ImageCodingError) -> Image {
+        if !options.firstFrameOnly, let structure = APNGStructure.parse(bytes), structure.canvas == still.size {
+            let animation = APNGDecoding(bytes: bytes, structure: structure, options: options, orientation: orientation)
+            if animation.frameCount > 1, let image = try animation.decode(defaultImage: still) { return image }
+        }
+        return try PNGEXIFReader.finished(still, orientation: orientation, options: options)
     }
 
     /// Creates a decoder to feed one PNG file's bytes as they arrive.

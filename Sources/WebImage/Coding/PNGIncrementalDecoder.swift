@@ -73,19 +73,14 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
                 throw .truncatedData(format: .png)
             }
             let orientation = received.withUnsafeBytes { PNGEXIFReader.orientation(inPNG: $0) }
-            // An animated PNG's first frame arrived as the partial images; its other frames are decoded
-            // now, from the bytes kept, exactly as the full decode does.
-            let animation = received.withUnsafeBytes { bytes in
+            // An animated PNG's default image arrived as the partial images; its other frames are
+            // decoded now, from the bytes kept, exactly as the full decode does.
+            let finished = received.withUnsafeBytes { bytes in
                 Result { () throws(ImageCodingError) in
-                    try PNGCoder.decodeAnimation(bytes, orientation: orientation, options: options)
+                    try PNGCoder.finished(image, bytes: bytes, orientation: orientation, options: options)
                 }
             }
-            let result: Image
-            if let animated = try animation.get() {
-                result = animated
-            } else {
-                result = try PNGEXIFReader.finished(image, orientation: orientation, options: options)
-            }
+            let result = try finished.get()
             finalImage = result
             received = []
             return result

@@ -14,8 +14,9 @@ import Foundation
 ///   lists it (and as the manifest's first-frame checksum is); the animation then starts on a clear canvas.
 /// - Delays are `delay_num / delay_den` seconds (a zero denominator means 1/100 s), stored in
 ///   ``ImageFrame/storedDuration``; a delay under 20 ms plays as 100 ms, as for GIF.
-/// - A frame whose data does not decode makes the whole file decode as its still image, as browsers
-///   show a PNG with a broken animation; the still image's own errors are thrown.
+/// - libpng decodes the whole file first (its verdict on the file is the decode's, as for the
+///   incremental decoder), and that image is the default one; a frame whose data does not decode then
+///   makes the file decode as that still image, as browsers show a PNG with a broken animation.
 struct APNGDecoding {
     let bytes: UnsafeRawBufferPointer
     let structure: APNGStructure
@@ -23,22 +24,19 @@ struct APNGDecoding {
     /// The `eXIf` chunk's orientation, which every frame gets.
     let orientation: ImageOrientation
 
-    /// The still-image fallback's signal: an animation frame did not decode.
-    private struct BrokenFrame: Error {}
-
     /// The number of frames the decode yields (the hidden default image counts).
     var frameCount: Int { structure.frames.count + (structure.defaultImageIsFrame ? 0 : 1) }
 
-    /// The composited frames, or `nil` when a frame is broken and the caller should decode the still image.
-    func decode() throws(ImageCodingError) -> Image? {
+    /// The composited frames, or `nil` when a frame is broken and the caller should return the still image.
+    /// - Parameter defaultImage: libpng's decode of the whole file (the `IDAT` image, canvas-sized):
+    ///   the first frame's pixels when the default image is part of the animation, else the hidden
+    ///   first frame.
+    func decode(defaultImage: Image) throws(ImageCodingError) -> Image? {
         let canvas = structure.canvas
-        guard canvas.pixelCount <= options.pixelCountLimit else {
-            throw .imageTooLarge(width: canvas.width, height: canvas.height, limit: options.pixelCountLimit)
-        }
         try options.checkAnimationBudget(frameCount: frameCount, canvas: canvas)
+        let still = defaultImage.pixelFormat == .rgba8 ? defaultImage : try defaultImage.converted(to: .rgba8)
         var frames: [ImageFrame] = []
         if !structure.defaultImageIsFrame {
-            guard let still = try decodeStream(bytes, size: canvas) else { return nil }
             frames.append(ImageFrame(image: try fitted(still), duration: .zero, storedDuration: .zero))
         }
         let rowBytes = canvas.width * 4
@@ -48,11 +46,17 @@ struct APNGDecoding {
         var saved: [UInt8] = []
         for index in structure.frames.indices {
             let control = structure.frames[index].control
-            let stream = structure.stream(ofFrame: index, in: bytes)
-            let result = stream.withUnsafeBytes { stream in
-                Result { () throws(ImageCodingError) in try decodeStream(stream, size: control.rect.size) }
+            let decoded: Image
+            if index == 0 && structure.defaultImageIsFrame {
+                decoded = still                                 // the IDAT data, decoded already
+            } else {
+                let stream = structure.stream(ofFrame: index, in: bytes)
+                let result = stream.withUnsafeBytes { stream in
+                    Result { () throws(ImageCodingError) in try decodeStream(stream, size: control.rect.size) }
+                }
+                guard let frame = try result.get() else { return nil }
+                decoded = frame
             }
-            guard let decoded = try result.get() else { return nil }
             let dispose = index == 0 && control.disposeOp == 2 ? 1 : control.disposeOp
             if dispose == 2 { saved = Array(UnsafeBufferPointer(start: canvasBytes, count: rowBytes * canvas.height)) }
             Self.compose(decoded, onto: canvasBytes, canvasRowBytes: rowBytes, at: control.rect, over: control.blendOp == 1)
