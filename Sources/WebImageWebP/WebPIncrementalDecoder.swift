@@ -37,7 +37,7 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
     deinit {
         if case .still(let decoder, let pixels, _, _, _) = state {
             cwebp_incremental_destroy(decoder)
-            pixels.deallocate()
+            free(pixels)
         }
     }
 
@@ -77,12 +77,13 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
         let pixelFormat: PixelFormat = info.has_alpha != 0 || info.is_lossless != 0 ? .rgba8 : .rgb8
         let target = options.outputSize(forSource: size)
         let byteCount = target.pixelCount * pixelFormat.bytesPerPixel
-        let pixels = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 16)
-        pixels.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+        // calloc: zeroed pages the kernel maps only as rows are written, so a large declared image
+        // whose bytes never come costs no resident memory.
+        guard let pixels = calloc(byteCount, 1) else { throw fail(.insufficientMemory(byteCount: byteCount)) }
         guard let decoder = cwebp_incremental_create(
             Int32(size.width), Int32(size.height), Int32(pixelFormat.bytesPerPixel), Int32(target.width),
             Int32(target.height), pixels.assumingMemoryBound(to: UInt8.self), target.width * pixelFormat.bytesPerPixel) else {
-            pixels.deallocate()
+            free(pixels)
             throw fail(.insufficientMemory(byteCount: byteCount))
         }
         state = .still(decoder: decoder, pixels: pixels, size: target, pixelFormat: pixelFormat, complete: false)
@@ -103,7 +104,7 @@ final class WebPIncrementalDecoder: IncrementalDecoder {
             // fuzz-webp): the decoding stops here and finish() lets the full decode give the verdict.
             if case .still(let decoder, let pixels, _, _, _) = state {
                 cwebp_incremental_destroy(decoder)
-                pixels.deallocate()
+                free(pixels)
             }
             state = .whole
         }
