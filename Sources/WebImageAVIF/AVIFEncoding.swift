@@ -49,8 +49,7 @@ enum AVIFEncoding {
         defer { cavif_encoder_destroy(encoder) }
         for frame in frames {
             let image = frame.image
-            let milliseconds = max(1, UInt64(frame.storedDuration.components.seconds) * 1000
-                                   + UInt64(frame.storedDuration.components.attoseconds / 1_000_000_000_000_000))
+            let milliseconds = UInt64(max(1, frame.storedMilliseconds))
             let added = image.withUnsafePixels { pixels in
                 cavif_encoder_add(encoder, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(image.width),
                                   UInt32(image.height), image.bytesPerRow, Int32(image.pixelFormat.bytesPerPixel),

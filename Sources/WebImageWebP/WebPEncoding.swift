@@ -67,7 +67,7 @@ enum WebPEncoding {
             }
             // libwebpmux wants strictly increasing timestamps: a stored 0 ms delay is written as 1 ms
             // (browsers play both as 100 ms).
-            timestamp += max(1, milliseconds(frame.storedDuration))
+            timestamp += max(1, frame.storedMilliseconds)
         }
         var output: UnsafeMutablePointer<UInt8>?
         let count = cwebp_animation_encoder_finish(encoder, Int32(clamping: timestamp), &output)
@@ -75,11 +75,5 @@ enum WebPEncoding {
             throw .encodingFailed(format: .webp, reason: String(cString: cwebp_animation_encoder_message(encoder)))
         }
         return Data(bytesNoCopy: output, count: count, deallocator: .custom { pointer, _ in cwebp_free(pointer) })
-    }
-
-    /// `duration` in whole milliseconds (WebP's unit).
-    static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }

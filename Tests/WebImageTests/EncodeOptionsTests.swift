@@ -61,3 +61,14 @@ import WebImageWebP
         #expect(EncodeOptions(compressionQuality: .nan).clampedQuality == 0.9)
     }
 }
+
+extension EncodeOptionsTests {
+    @Test func storedMillisecondsRoundDownAndNeverGoNegative() {
+        let image = try? Image(width: 1, height: 1, pixelFormat: .gray8, pixels: [0])
+        let frame = { (duration: Duration) in ImageFrame(image: image!, duration: duration).storedMilliseconds }
+        #expect(frame(.milliseconds(1500)) == 1500)
+        #expect(frame(.microseconds(2999)) == 2)
+        #expect(frame(.milliseconds(-5)) == 0)
+        #expect(GIFEncoding.centiseconds(milliseconds: 15) == 2 && GIFEncoding.centiseconds(milliseconds: 10_000_000) == 65535)
+    }
+}

@@ -65,7 +65,8 @@ import Testing
         #expect(try coder.decode(encoded, options: DecodeOptions()).size == PixelSize(width: 200, height: 147))
         let untouched = try coder.encode(image, as: .jpeg, options: EncodeOptions(maxPixelSize: 5000))
         #expect(try coder.decode(untouched, options: DecodeOptions()).size == image.size)
-        #expect(JPEGEncoder.fitted(PixelSize(width: 1000, height: 1), within: 10) == PixelSize(width: 10, height: 1))
+        // The one fitting rule every encoder scales by (EncodeOptions.frames(of:)).
+        #expect(PNGCoder.size(of: PixelSize(width: 1000, height: 1), fittingSide: 10) == PixelSize(width: 10, height: 1))
     }
 
     @Test func onlyJPEGCanBeEncoded() throws {

@@ -13,11 +13,10 @@ enum JPEGEncoder {
     /// - Throws: ``ImageCodingError/encodingFailed(format:reason:)`` with libjpeg's message, or
     ///   ``ImageCodingError/insufficientMemory(byteCount:)`` if scaling down runs out of memory.
     static func encode(_ image: Image, options: EncodeOptions) throws(ImageCodingError) -> Data {
-        var source = image
-        if let limit = options.maxPixelSize, limit > 0, max(image.width, image.height) > limit {
-            source = try Resampler.resample(image, to: fitted(image.size, within: limit))
-        }
-        let scaled = source
+        // JPEG cannot animate: the first frame, scaled under maxPixelSize as every encoder scales.
+        var stillOptions = options
+        stillOptions.firstFrameOnly = true
+        let scaled = try stillOptions.frames(of: image)[0].image
         return try options.encodingWithinMaxFileSize { (quality) throws(ImageCodingError) in
             try encode(scaled, quality: quality, background: options.backgroundColor)
         }
@@ -49,12 +48,5 @@ enum JPEGEncoder {
             throw .encodingFailed(format: .jpeg, reason: reason.isEmpty ? "libjpeg failed" : reason)
         }
         return Data(bytesNoCopy: bytes, count: encoded.count, deallocator: .free)
-    }
-
-    /// `size` scaled so that its longer side is `limit`, keeping the aspect ratio (at least 1×1).
-    static func fitted(_ size: PixelSize, within limit: Int) -> PixelSize {
-        let factor = Double(limit) / Double(max(size.width, size.height))
-        return PixelSize(width: max(1, min(limit, Int((Double(size.width) * factor).rounded()))),
-                         height: max(1, min(limit, Int((Double(size.height) * factor).rounded()))))
     }
 }

@@ -233,6 +233,13 @@ public struct ImageFrame: Sendable {
     /// The delay as the file stores it (a GIF's 0 or 10 ms, before the browser rule above).
     public let storedDuration: Duration
 
+    /// ``storedDuration`` in whole milliseconds, rounded down (negative durations count as 0): the
+    /// unit encoders of animated formats write.
+    public var storedMilliseconds: Int {
+        let (seconds, attoseconds) = storedDuration.components
+        return max(0, Int(clamping: seconds) &* 1000 &+ Int(attoseconds / 1_000_000_000_000_000))
+    }
+
     /// Creates a frame that shows `image` for `duration`.
     /// - Parameter storedDuration: the delay the file stores; default (`nil`) `duration`.
     public init(image: Image, duration: Duration, storedDuration: Duration? = nil) {

@@ -27,7 +27,7 @@ enum APNGEncoding {
                 out.append(contentsOf: chunks.header)
                 APNGStructure.appendChunk("acTL", bigEndian(UInt32(frames.count)) + bigEndian(UInt32(clamping: max(loopCount, 0))), to: &out)
             }
-            APNGStructure.appendChunk("fcTL", frameControl(sequence: sequence, size: size, delay: frame.storedDuration), to: &out)
+            APNGStructure.appendChunk("fcTL", frameControl(sequence: sequence, size: size, milliseconds: frame.storedMilliseconds), to: &out)
             sequence += 1
             for data in chunks.data {
                 if index == 0 {
@@ -57,12 +57,11 @@ enum APNGEncoding {
         return (header, data)
     }
 
-    /// An `fcTL` payload: the whole canvas, `delay` in milliseconds (clamped to 65535), blend SOURCE, dispose NONE.
-    static func frameControl(sequence: UInt32, size: PixelSize, delay: Duration) -> [UInt8] {
-        let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+    /// An `fcTL` payload: the whole canvas, a delay of `milliseconds` (clamped to 65535), blend SOURCE, dispose NONE.
+    static func frameControl(sequence: UInt32, size: PixelSize, milliseconds: Int) -> [UInt8] {
         return bigEndian(sequence) + bigEndian(UInt32(size.width)) + bigEndian(UInt32(size.height))
             + bigEndian(UInt32(0)) + bigEndian(UInt32(0))
-            + bigEndian(UInt16(clamping: max(milliseconds, 0))) + bigEndian(UInt16(1000)) + [0, 0]
+            + bigEndian(UInt16(clamping: milliseconds)) + bigEndian(UInt16(1000)) + [0, 0]
     }
 
     static func bigEndian<Value: FixedWidthInteger>(_ value: Value) -> [UInt8] {

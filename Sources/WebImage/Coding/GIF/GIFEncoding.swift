@@ -7,7 +7,7 @@ enum GIFEncoding {
     static func encode(_ image: Image, options: EncodeOptions) throws(ImageCodingError) -> Data {
         let frames = try options.frames(of: image).map { (frame) throws(ImageCodingError) in
             (image: frame.image.pixelFormat == .rgba8 ? frame.image : try frame.image.converted(to: .rgba8),
-             delay: centiseconds(frame.storedDuration))
+             delay: centiseconds(milliseconds: frame.storedMilliseconds))
         }
         let size = frames[0].image.size
         guard frames.allSatisfy({ $0.image.size == size }) else {
@@ -30,11 +30,9 @@ enum GIFEncoding {
         return Data(bytesNoCopy: output, count: count, deallocator: .custom { pointer, _ in cgif_encode_free(pointer) })
     }
 
-    /// `duration` in GIF's hundredths of a second, rounded, at most 65535.
-    static func centiseconds(_ duration: Duration) -> UInt32 {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-        return UInt32(min(max((milliseconds / 10).rounded(), 0), 65535))
+    /// `milliseconds` in GIF's hundredths of a second, rounded, at most 65535.
+    static func centiseconds(milliseconds: Int) -> UInt32 {
+        UInt32(min((milliseconds + 5) / 10, 65535))
     }
 
     /// Calls `body` with a descriptor of every frame, their pixels held alive during the call.
