@@ -117,7 +117,8 @@ struct FetchCommand {
         var context = WebImageContext()
         if let thumbnail { context.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
         context.transformer = transformer
-        let options: WebImageOptions = refresh ? [.refreshCached, .waitStoreCache] : [.waitStoreCache]
+        // Disk writes run in the background; the shutdown below finishes them before the process exits.
+        let options: WebImageOptions = refresh ? [.refreshCached] : []
         let loadContext = context
         let progress = ProgressBar(total: urls.count, enabled: isatty(STDERR_FILENO) == 1)
         let start = ContinuousClock.now
@@ -149,6 +150,7 @@ struct FetchCommand {
             }
         }
         progress.finish()
+        await manager.shutdown()
         var written = Set<String>()
         var failures = 0
         var tiers: [String: Int] = [:]

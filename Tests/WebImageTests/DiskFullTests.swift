@@ -278,11 +278,11 @@ struct FullDisk {
                 let result = try await manager.loadImage(url: url, options: .waitStoreCache)
                 Issue.record("a load with .waitStoreCache on a full disk succeeded (\(result.cacheType))")
             } catch let error as WebImageError {
-                guard case .cacheStoreFailed(url: url, reason: let reason) = error else {
+                guard case .cacheStoreFailed(let diskError, url: url) = error else {
                     Issue.record("expected cacheStoreFailed, got \(error)")
                     return
                 }
-                #expect(reason == "\(DiskCacheError.writeFailed(path: diskCache.path(forKey: url.absoluteString), errno: disk.expectedErrno))")
+                #expect(diskError == DiskCacheError.writeFailed(path: diskCache.path(forKey: url.absoluteString), errno: disk.expectedErrno))
                 #expect(error.isTransient)
             }
             #expect(!manager.isFailedURL(url), "a full disk is no fault of the URL")
@@ -318,7 +318,7 @@ struct FullDisk {
                 _ = try await manager.loadImage(url: url, options: [.waitStoreCache, .fromLoaderOnly], context: context)
                 Issue.record("a thumbnail load with .waitStoreCache on a full disk succeeded")
             } catch let error as WebImageError {
-                guard case .cacheStoreFailed(url: url, reason: _) = error else {
+                guard case .cacheStoreFailed(_, url: url) = error else {
                     Issue.record("expected cacheStoreFailed, got \(error)")
                     return
                 }

@@ -24,7 +24,7 @@ import FoundationNetworking
         let added = Mutex(false)
         let task = Task {
             try await withCheckedThrowingContinuation { continuation in
-                _ = operation.addWaiter(id, continuation: continuation, progress: progress)
+                operation.addWaiter(id, continuation: continuation, progress: progress)
                 added.withLock { $0 = true }
             }
         }
@@ -66,19 +66,19 @@ import FoundationNetworking
         #expect(operation.isFinished)
     }
 
-    @Test func aCallerCancelledBeforeJoiningIsResumedAtOnceAndLeavesNobodyWaiting() async throws {
+    @Test func aCallerCancelledBeforeJoiningIsResumedAtOnceAndAbandonsTheDownload() async throws {
         let operation = makeOperation()
         operation.reserve(7)
         #expect(operation.isWanted)
-        #expect(!operation.removeWaiter(7), "the caller has not joined yet")
-        let nobodyLeft = Mutex(false)
+        operation.removeWaiter(7)   // before it joined: it was the only caller, so the download stops now
+        #expect(!operation.isWanted)
+        #expect(operation.isFinished)
+        #expect(!operation.reserve(8), "a stopped download takes no new caller: the scheduler starts another")
         await #expect(throws: WebImageError.cancelled(url: url)) {
             try await withCheckedThrowingContinuation { (continuation: DownloadOperation.Continuation) in
-                nobodyLeft.withLock { $0 = operation.addWaiter(7, continuation: continuation, progress: nil) }
+                operation.addWaiter(7, continuation: continuation, progress: nil)
             }
         }
-        #expect(nobodyLeft.withLock { $0 })
-        #expect(!operation.isWanted)
     }
 
     @Test func passingTheSizeLimitWhileReadingFails() async throws {

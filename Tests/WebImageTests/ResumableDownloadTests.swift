@@ -155,7 +155,7 @@ import Testing
         let caller = Task {
             do {
                 _ = try await withCheckedThrowingContinuation { continuation in
-                    _ = operation.addWaiter(1, continuation: continuation, progress: nil)
+                    operation.addWaiter(1, continuation: continuation, progress: nil)
                     added.withLock { $0 = true }
                 }
             } catch {

@@ -109,6 +109,7 @@ extension ImageTransformError {
         case .emptyResult: "emptyResult"
         case .insufficientMemory: "insufficientMemory"
         case .invalidSpecification: "invalidSpecification"
+        case .other: "other"
         }
     }
 }

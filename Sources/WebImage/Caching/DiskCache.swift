@@ -33,6 +33,10 @@ public actor DiskCache {
     private var index: [String: Entry] = [:]
     private var indexedBytes = 0
     private var sweepTask: Task<Void, Never>?
+    /// Set by ``stopSweeping()`` and while ``runSweeps()`` runs: no sweep task of the cache's own then.
+    private var ownsSweeping = true
+    /// Where sweeps are reported (``ImageCache/observer`` sets it).
+    nonisolated let observerSlot = ObserverSlot()
 
     /// Opens (creating if needed, mode 0700) the cache directory and indexes what it holds, then
     /// sweeps it in the background.
@@ -138,8 +142,12 @@ public actor DiskCache {
         indexedBytes += size - (index[name]?.allocatedBytes ?? 0)
         index[name] = Entry(allocatedBytes: size, accessTime: now, modificationTime: now)
         if config.maxDiskSize > 0 && indexedBytes > config.maxDiskSize {
-            _ = evictLeastRecentlyUsed(downTo: config.maxDiskSize / 2)
+            let evicted = evictLeastRecentlyUsed(downTo: config.maxDiskSize / 2)
+            let report = DiskCacheSweepReport(expiredCount: 0, evictedCount: evicted.count, removedBytes: evicted.bytes,
+                                              remainingCount: index.count, remainingBytes: indexedBytes)
+            observerSlot.emit { .diskSwept(report) }
         }
+        checkInvariants()
     }
 
     /// Replaces the metadata of an existing entry (rewrites the entry crash-safely).
@@ -159,6 +167,7 @@ public actor DiskCache {
             DiskFile.remove(directory.path + "/" + candidate)
             forget(candidate)
         }
+        checkInvariants()
     }
 
     /// Removes every entry (the directory stays).
@@ -210,7 +219,29 @@ public actor DiskCache {
         }
         report.remainingCount = index.count
         report.remainingBytes = indexedBytes
+        observerSlot.emit { [report] in .diskSwept(report) }
+        checkInvariants()
         return report
+    }
+
+    /// Runs the sweeps in the calling task (every ``ImageCacheConfig/diskSweepInterval``) instead of
+    /// the cache's own timer, until that task is cancelled; the timer does not come back after.
+    /// Without an interval it only waits for cancellation.
+    public func runSweeps() async {
+        stopSweeping()
+        guard let interval = config.diskSweepInterval else { return await waitForCancellation() }
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: interval) } catch { return }
+            removeExpiredData()
+        }
+    }
+
+    /// Stops the cache's own sweep timer for good (``ImageCache/shutdown()`` calls it). Stores still
+    /// sweep when they pass the size limit; ``removeExpiredData()`` still works.
+    public func stopSweeping() {
+        ownsSweeping = false
+        sweepTask?.cancel()
+        sweepTask = nil
     }
 
     // MARK: - Internals
@@ -265,6 +296,7 @@ public actor DiskCache {
     }
 
     private func startSweeping() {
+        guard ownsSweeping else { return }
         removeExpiredData()
         guard let interval = config.diskSweepInterval, sweepTask == nil else { return }
         sweepTask = Task { [weak self] in
@@ -281,6 +313,19 @@ public actor DiskCache {
         if index[name] != nil { return name }
         if let bare = DiskCacheFileName.withoutExtension(name), index[bare] != nil { return bare }
         return nil
+    }
+
+    /// Traps (debug builds only) when the index disagrees with itself: its byte total must be the
+    /// sum of its entries' sizes, none negative.
+    private func checkInvariants() {
+        #if DEBUG
+        var total = 0
+        for entry in index.values {
+            precondition(entry.allocatedBytes >= 0, "DiskCache: an entry of negative size")
+            total += entry.allocatedBytes
+        }
+        precondition(total == indexedBytes, "DiskCache: the index's total \(indexedBytes) differs from the sum \(total)")
+        #endif
     }
 
     private func forget(_ name: String) {

@@ -8,11 +8,14 @@ public enum DiskCacheError: Error, Sendable, Hashable, CustomStringConvertible {
     case writeFailed(path: String, errno: Int32)
     /// Reading an entry that exists failed.
     case readFailed(path: String, errno: Int32)
+    /// A cache other than ``ImageCache`` failed to store; the text is its error's description.
+    case other(String)
 
-    /// The system's error number.
+    /// The system's error number (0 for ``other(_:)``).
     public var errno: Int32 {
         switch self {
         case .directoryUnavailable(_, let code), .writeFailed(_, let code), .readFailed(_, let code): code
+        case .other: 0
         }
     }
 
@@ -26,6 +29,7 @@ public enum DiskCacheError: Error, Sendable, Hashable, CustomStringConvertible {
         case .directoryUnavailable(let path, _): "cannot use the cache directory \(path): \(reason)"
         case .writeFailed(let path, _): "cannot write the cache file \(path): \(reason)"
         case .readFailed(let path, _): "cannot read the cache file \(path): \(reason)"
+        case .other(let description): description
         }
     }
 }

@@ -1,12 +1,16 @@
 import Foundation
+import Synchronization
 
 /// The two-tier image cache: decoded images in an LRU ``MemoryCache``, encoded bytes in a ``DiskCache``.
 ///
 /// A query looks in memory (synchronous, O(1)), then on disk; a disk hit is decoded off any actor
 /// and promoted into memory. A store puts the image in memory at once and the bytes on disk (awaited
 /// by ``store(_:data:forKey:cacheType:metadata:)``, or in the background with
-/// ``storeInBackground(_:data:forKey:cacheType:metadata:)``). Thread-safe; all methods may be called
-/// from any task.
+/// ``storeInBackground(_:data:forKey:cacheType:metadata:)``, which ``flush()`` waits for).
+///
+/// A lock-based class: the memory tier is a ``MemoryCache`` (one `Mutex`), the disk tier a
+/// ``DiskCache`` (an actor: its index and files are its isolated state), counters and the
+/// observer sit behind locks of their own. All methods may be called from any task.
 public final class ImageCache: ImageCaching {
     /// The cache ``WebImageManager/shared`` uses: namespace `default` under the default base folder.
     /// If that folder cannot be created, the disk tier is off and the memory tier still works.
@@ -26,6 +30,10 @@ public final class ImageCache: ImageCaching {
     public let coders: CoderRegistry
 
     private let counters = ImageCacheCounters()
+    private let observerSlot = ObserverSlot()
+    /// The disk writes of ``storeInBackground(_:data:forKey:cacheType:metadata:)``, for ``flush()``.
+    private let backgroundStores = BackgroundTasks()
+    private let shutDown = Atomic<Bool>(false)
 
     /// Creates a cache whose disk tier is the namespace's folder under the configured base folder.
     ///
@@ -127,7 +135,13 @@ public final class ImageCache: ImageCaching {
             storeInMemory(image, forKey: key)
         }
         let diskOnly: ImageCacheType = cacheType.includesDisk ? .disk : .none
-        return Task { try await self.store(image, data: data, forKey: key, cacheType: diskOnly, metadata: metadata) }
+        let task = Task { try await self.store(image, data: data, forKey: key, cacheType: diskOnly, metadata: metadata) }
+        backgroundStores.start { [observerSlot] in
+            if case .failure(let error) = await task.result, let error = error as? DiskCacheError {
+                observerSlot.emit { .diskWriteFailed(key: key, error: error) }
+            }
+        }
+        return task
     }
 
     /// Stores bytes on disk only, without decoding (the downloader's raw response).
@@ -199,9 +213,52 @@ public final class ImageCache: ImageCaching {
     /// drains the pool of spare pixel buffers. Call it when the process nears its memory limit, or
     /// let ``MemoryPressureMonitor`` call it. ``clear(_:)`` is the call that forgets everything.
     public func handleMemoryPressure() {
+        let before = memoryCache.evictionTotals
         memoryCache.trim(toCount: 0)
         PixelBufferPool.shared.drain()
+        if observerSlot.isObserved {
+            let after = memoryCache.evictionTotals
+            observerSlot.emit { .memoryEvicted(count: after.count - before.count, cost: after.cost - before.cost) }
+        }
     }
+
+    // MARK: Lifecycle and observation
+
+    /// Receives this cache's events: memory evictions, disk sweeps, failed background writes;
+    /// default `nil`. ``WebImageManager/observer`` sets it for the manager's cache.
+    public var observer: (any WebImageObserver)? {
+        get { observerSlot.current }
+        set {
+            observerSlot.current = newValue
+            diskCache?.observerSlot.current = newValue
+        }
+    }
+
+    /// Returns once every disk write started by ``storeInBackground(_:data:forKey:cacheType:metadata:)``
+    /// has ended (written, or failed). Writes started while it waits are waited for too.
+    public func flush() async {
+        await backgroundStores.waitUntilIdle()
+    }
+
+    /// Runs the disk tier's sweeps (every ``ImageCacheConfig/diskSweepInterval``) in the calling task
+    /// instead of in a task of the cache's own, and returns when that task is cancelled; sweeping
+    /// stops then. Without a disk tier or an interval, it only waits for cancellation.
+    public func run() async {
+        guard let diskCache else { return await waitForCancellation() }
+        await diskCache.runSweeps()
+    }
+
+    /// Flushes (``flush()``), stops the disk tier's sweep timer and every ``MemoryPressureMonitor``
+    /// watching this cache. Queries and stores still work afterwards (a store is then written
+    /// before it returns, or in a task nobody flushes). Safe to call more than once.
+    public func shutdown() async {
+        shutDown.store(true, ordering: .relaxed)
+        await flush()
+        await diskCache?.stopSweeping()
+    }
+
+    /// Whether ``shutdown()`` was called (monitors stop when they see it).
+    var isShutDown: Bool { shutDown.load(ordering: .relaxed) }
 
     /// Counters since the cache was created.
     public var statistics: ImageCacheStatistics {
@@ -211,6 +268,11 @@ public final class ImageCache: ImageCaching {
     }
 
     private func storeInMemory(_ image: Image, forKey key: String) {
-        memoryCache.setValue(image, forKey: key, cost: image.cost, timeToLive: config.memoryTimeToLive)
+        guard observerSlot.isObserved else {
+            memoryCache.setValue(image, forKey: key, cost: image.cost, timeToLive: config.memoryTimeToLive)
+            return
+        }
+        let evicted = memoryCache.setValueCountingEvictions(image, forKey: key, cost: image.cost, timeToLive: config.memoryTimeToLive)
+        if evicted.count > 0 { observerSlot.emit { .memoryEvicted(count: evicted.count, cost: evicted.cost) } }
     }
 }

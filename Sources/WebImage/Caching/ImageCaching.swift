@@ -1,69 +1,5 @@
 import Foundation
 
-/// Which tiers of a cache an operation touches, or where a result came from (SDWebImage's `SDImageCacheType`).
-public enum ImageCacheType: Sendable, Hashable {
-    /// No tier: not cached, or fetched from the network.
-    case none
-    /// The in-memory tier only.
-    case memory
-    /// The on-disk tier only.
-    case disk
-    /// Both tiers.
-    case all
-
-    /// Whether this value includes the memory tier.
-    public var includesMemory: Bool { self == .memory || self == .all }
-    /// Whether this value includes the disk tier.
-    public var includesDisk: Bool { self == .disk || self == .all }
-}
-
-/// How a cache query looks for an image.
-public struct ImageCacheQuery: Sendable {
-    /// The tiers to search; default ``ImageCacheType/all`` (memory first, then disk).
-    public var cacheType: ImageCacheType
-    /// How a disk hit is decoded (thumbnail size, limits, orientation); default ``DecodeOptions/init()``.
-    public var decodeOptions: DecodeOptions
-    /// Whether an image decoded from disk is also put in the memory tier; default `true`.
-    public var promotesToMemory: Bool
-    /// Whether the result carries the stored bytes too, even for a memory hit (a disk read; SDWebImage's
-    /// `queryMemoryData`); default `false`.
-    public var includesData: Bool
-    /// Whether a disk hit also reads the entry's ``DiskCacheMetadata`` (one more read of an extended
-    /// attribute or sidecar file); default `true`.
-    public var includesMetadata: Bool
-
-    /// Creates a query; every parameter defaults to the property's documented default.
-    public init(cacheType: ImageCacheType = .all, decodeOptions: DecodeOptions = DecodeOptions(),
-                promotesToMemory: Bool = true, includesData: Bool = false, includesMetadata: Bool = true) {
-        self.cacheType = cacheType
-        self.decodeOptions = decodeOptions
-        self.promotesToMemory = promotesToMemory
-        self.includesData = includesData
-        self.includesMetadata = includesMetadata
-    }
-}
-
-/// A cache hit.
-public struct ImageCacheResult: Sendable {
-    /// The decoded image.
-    public var image: Image
-    /// The stored bytes, when the disk tier was read (always for a disk hit, for a memory hit only with
-    /// ``ImageCacheQuery/includesData``).
-    public var data: Data?
-    /// The tier that had the image: ``ImageCacheType/memory`` or ``ImageCacheType/disk``.
-    public var cacheType: ImageCacheType
-    /// The metadata stored with the disk entry (HTTP validators, extended data), when read from disk.
-    public var metadata: DiskCacheMetadata?
-
-    /// Creates a result.
-    public init(image: Image, data: Data?, cacheType: ImageCacheType, metadata: DiskCacheMetadata? = nil) {
-        self.image = image
-        self.data = data
-        self.cacheType = cacheType
-        self.metadata = metadata
-    }
-}
-
 /// What ``WebImageManager`` needs of a cache, so that any store (a shared Redis or S3 tier, a
 /// composition of several caches) can take the place of ``ImageCache``.
 public protocol ImageCaching: Sendable {
@@ -89,9 +25,34 @@ public protocol ImageCaching: Sendable {
 
     /// Removes everything from the tiers `cacheType` names.
     func clear(_ cacheType: ImageCacheType) async
+
+    /// Returns once every store the cache accepted without waiting (background writes) has reached
+    /// its tiers. Default: returns at once (a cache that writes before returning has nothing pending).
+    func flush() async
+
+    /// Runs the cache's background work (sweeps, connections) in the calling task and returns when
+    /// that task is cancelled. Default: waits for cancellation (a cache with no background work).
+    func run() async
+
+    /// Flushes, then stops the cache's timers and background work for good; reads and awaited
+    /// stores may go on. ``WebImageManager/shutdown(loadsInFlight:)`` calls it. Default: ``flush()``.
+    func shutdown() async
 }
 
 extension ImageCaching {
+    /// Nothing is pending: returns at once.
+    public func flush() async {}
+
+    /// Nothing runs in the background: waits until the calling task is cancelled.
+    public func run() async {
+        await waitForCancellation()
+    }
+
+    /// Flushes.
+    public func shutdown() async {
+        await flush()
+    }
+
     /// Decodes `data` with ``CoderRegistry/shared`` and stores the image with its bytes in the disk
     /// tier: the fallback for caches that only store images.
     /// - Throws: ``ImageCodingError`` when the bytes are not an image, or the store's error.

@@ -85,6 +85,7 @@ struct LRUStorage<Key: Hashable, Value> {
             totalCost += cost - old.cost
             payload[slot] = Node(key: old.key, value: value, cost: cost, expiration: expiration)
             moveToFront(slot)
+            checkCheapInvariants()
             return old.value
         }
         let node = Node(key: key, value: value, cost: cost, expiration: expiration)
@@ -104,6 +105,7 @@ struct LRUStorage<Key: Hashable, Value> {
         if tail < 0 { tail = slot }
         index[key] = slot
         totalCost += cost
+        checkCheapInvariants()
         return nil
     }
 
@@ -164,6 +166,7 @@ struct LRUStorage<Key: Hashable, Value> {
             links.removeAll(keepingCapacity: false)
             freeSlots.removeAll(keepingCapacity: false)
         }
+        checkCheapInvariants()
         return node
     }
 
@@ -182,6 +185,21 @@ struct LRUStorage<Key: Hashable, Value> {
         let link = links[slot]
         if link.previous >= 0 { links[link.previous].next = link.next } else { head = link.next }
         if link.next >= 0 { links[link.next].previous = link.previous } else { tail = link.previous }
+    }
+
+    /// Verifies, in O(1), the invariants a broken mutation breaks first (sizes agree, the ends of the
+    /// list are consistent, no negative total): run after every mutation in debug builds, as
+    /// swift-collections does; ``checkInvariants()`` walks the whole list for tests.
+    @inlinable
+    func checkCheapInvariants() {
+        #if DEBUG
+        precondition(payload.count == links.count, "payload and links differ in length")
+        precondition(index.count + freeSlots.count == payload.count, "live plus free slots differ from all slots")
+        precondition((head < 0) == index.isEmpty && (tail < 0) == index.isEmpty, "the list's ends disagree with its count")
+        precondition(head < 0 || links[head].previous == -1, "the head has a predecessor")
+        precondition(tail < 0 || links[tail].next == -1, "the tail has a successor")
+        precondition(totalCost >= 0, "negative total cost")
+        #endif
     }
 
     /// Verifies every invariant in the type's documentation; a no-op in release builds.

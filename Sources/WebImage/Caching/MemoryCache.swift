@@ -20,6 +20,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         @usableFromInline var totalCostLimit: Int
         @usableFromInline var countLimit: Int
         @usableFromInline var evictionCount = 0
+        /// The costs of the entries counted in `evictionCount`.
+        @usableFromInline var evictedCost = 0
 
         @inlinable
         init(totalCostLimit: Int, countLimit: Int) {
@@ -122,17 +124,34 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable @discardableResult
     public func setValue(_ value: Value, forKey key: Key, cost: Int = 0, timeToLive: Duration? = nil) -> Bool {
         let expiration = timeToLive.map { MonotonicClock.nanoseconds() &+ MonotonicClock.nanoseconds(of: $0) } ?? .max
+        return state.withLock { store(value, forKey: key, cost: cost, expiration: expiration, in: &$0) }
+    }
+
+    @inlinable
+    func store(_ value: Value, forKey key: Key, cost: Int, expiration: Int64, in state: inout State) -> Bool {
+        if !state.inUse.isEmpty { state.inUse[key] = nil }
+        if state.totalCostLimit > 0, Double(cost) > Double(state.totalCostLimit) * entryCostLimitRatio {
+            state.lru.removeValue(forKey: key)
+            return false
+        }
+        state.lru.set(value, forKey: key, cost: max(cost, 0), expiration: expiration)
+        enforceLimits(&state)
+        return true
+    }
+
+    /// ``setValue(_:forKey:cost:timeToLive:)`` that also says what the limits evicted to make room
+    /// (for an observed ``ImageCache``).
+    func setValueCountingEvictions(_ value: Value, forKey key: Key, cost: Int, timeToLive: Duration?) -> (count: Int, cost: Int) {
+        let expiration = timeToLive.map { MonotonicClock.nanoseconds() &+ MonotonicClock.nanoseconds(of: $0) } ?? .max
         return state.withLock { state in
-            if !state.inUse.isEmpty { state.inUse[key] = nil }
-            if state.totalCostLimit > 0, Double(cost) > Double(state.totalCostLimit) * entryCostLimitRatio {
-                state.lru.removeValue(forKey: key)
-                return false
-            }
-            state.lru.set(value, forKey: key, cost: max(cost, 0), expiration: expiration)
-            enforceLimits(&state)
-            return true
+            let before = (count: state.evictionCount, cost: state.evictedCost)
+            _ = store(value, forKey: key, cost: cost, expiration: expiration, in: &state)
+            return (state.evictionCount - before.count, state.evictedCost - before.cost)
         }
     }
+
+    /// Evictions and their total cost since the cache was created (one lock).
+    var evictionTotals: (count: Int, cost: Int) { state.withLock { ($0.evictionCount, $0.evictedCost) } }
 
     /// Reads or writes the entry for `key` (a write stores with cost 0; assigning `nil` removes).
     public subscript(key: Key) -> Value? {
@@ -199,6 +218,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable
     func evicted(_ node: LRUStorage<Key, Value>.Node, in state: inout State) {
         state.evictionCount += 1
+        state.evictedCost += node.cost
         guard keepsValuesInUse, valuesAreObjects else { return }
         state.inUse[node.key] = WeakReference(object: node.value as AnyObject, cost: node.cost)
         // Forget dead references now and then so the table stays proportional to live objects.

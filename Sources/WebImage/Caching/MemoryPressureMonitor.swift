@@ -10,7 +10,9 @@ import Synchronization
 /// - otherwise `/proc/meminfo`: pressure when `MemAvailable` falls below ``availableMemoryThreshold``
 ///   of `MemTotal`.
 ///
-/// Opt-in: create one, call ``start()``, keep it alive; ``stop()`` or releasing it ends the polling.
+/// Opt-in: create one and either ``run()`` it in a task of yours (structured: it polls until that
+/// task is cancelled, the shape a service lifecycle wants), or ``start()`` it and keep it alive;
+/// ``stop()``, releasing it, or ``ImageCache/shutdown()`` of its cache ends the polling.
 public final class MemoryPressureMonitor: Sendable {
     /// The cache to trim.
     public let cache: ImageCache
@@ -44,15 +46,24 @@ public final class MemoryPressureMonitor: Sendable {
 
     deinit { task.cancel() }
 
-    /// Starts polling (again, if it was stopped). Returns at once.
+    /// Starts polling in a task of the monitor's own (again, if it was stopped). Returns at once.
     public func start() {
         task.replace(Task { [weak self] in
             while !Task.isCancelled {
-                guard let self else { return }
+                guard let self, !self.cache.isShutDown else { return }
                 self.check()
                 try? await Task.sleep(for: self.interval)
             }
         })
+    }
+
+    /// Polls every ``interval`` in the calling task until that task is cancelled or the cache is
+    /// shut down, then returns.
+    public func run() async {
+        while !Task.isCancelled && !cache.isShutDown {
+            check()
+            do { try await Task.sleep(for: interval) } catch { return }
+        }
     }
 
     /// Stops polling.

@@ -45,4 +45,15 @@ public final class LoadersManager: ImageLoader {
         guard let loader = loader(for: request.url) else { throw WebImageError.invalidURL(request.url.absoluteString) }
         return try await loader.load(request, progress: progress)
     }
+
+    /// Shuts down every loader (``ImageLoader/shutdown()``), in the order they were added.
+    public func shutdown() async {
+        for loader in loaders { await loader.shutdown() }
+    }
+}
+
+extension LoadersManager: ObservableLoader {
+    func setObserver(_ observer: (any WebImageObserver)?) {
+        for loader in loaders { (loader as? any ObservableLoader)?.setObserver(observer) }
+    }
 }

@@ -43,12 +43,16 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case notInCache(url: URL)
     /// The bytes arrived but are not an image a registered coder can decode.
     case decodingFailed(ImageCodingError, url: URL)
-    /// The context's ``ImageTransformer`` threw; `reason` is its error's description.
-    case transformFailed(url: URL, reason: String)
+    /// The context's ``ImageTransformer`` threw: its error, or a custom transformer's error described
+    /// as ``ImageTransformError/other(_:)``.
+    case transformFailed(ImageTransformError, url: URL)
     /// An option this platform cannot honour was asked for (`name` says which, the message why).
     case unsupportedOption(String, url: URL)
-    /// ``WebImageOptions/waitStoreCache`` was given and the disk tier could not store the image.
-    case cacheStoreFailed(url: URL, reason: String)
+    /// ``WebImageOptions/waitStoreCache`` was given and the disk tier could not store the image: its
+    /// error, or another cache's error described as ``DiskCacheError/other(_:)``.
+    case cacheStoreFailed(DiskCacheError, url: URL)
+    /// The manager or loader was shut down (``WebImageManager/shutdown(_:)``) before this load started.
+    case shutDown(url: URL)
 
     /// The URL the failure concerns (`nil` only for an invalid URL).
     public var url: URL? {
@@ -57,8 +61,8 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .badStatusCode(_, let url, _), .unacceptableContentType(_, let url), .responseTooLarge(_, let url),
              .truncatedResponse(_, _, let url), .emptyResponse(let url), .timedOut(let url), .cancelled(let url),
              .notModified(let url), .tooManyRedirects(let url), .rejected(let url, _), .transport(_, let url),
-             .blockedURL(let url), .notInCache(let url), .decodingFailed(_, let url), .transformFailed(let url, _),
-             .unsupportedOption(_, let url), .cacheStoreFailed(let url, _):
+             .blockedURL(let url), .notInCache(let url), .decodingFailed(_, let url), .transformFailed(_, let url),
+             .unsupportedOption(_, let url), .cacheStoreFailed(_, let url), .shutDown(let url):
             url
         }
     }
@@ -111,9 +115,10 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(url.absoluteString) failed recently and is blocked until its blocklist entry expires (use .retryFailed to try it now)"
         case .notInCache(let url): "\(url.absoluteString) is not in the cache and .fromCacheOnly forbids downloading it"
         case .decodingFailed(let error, let url): "\(url.absoluteString) could not be decoded: \(error)"
-        case .transformFailed(let url, let reason): "the image of \(url.absoluteString) could not be transformed: \(reason)"
+        case .transformFailed(let error, let url): "the image of \(url.absoluteString) could not be transformed: \(error)"
         case .unsupportedOption(let name, let url): "\(url.absoluteString): \(name) is not supported on this platform"
-        case .cacheStoreFailed(let url, let reason): "the image of \(url.absoluteString) could not be stored on disk: \(reason)"
+        case .cacheStoreFailed(let error, let url): "the image of \(url.absoluteString) could not be stored on disk: \(error)"
+        case .shutDown(let url): "\(url.absoluteString) was not loaded: WebImage is shut down"
         }
     }
 
@@ -134,6 +139,19 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut: "the server did not answer in time"
         case .unknown: "the transfer failed (for example, the server sent more header data than allowed)"
         default: "URLSession error \(code.rawValue)"
+        }
+    }
+
+    /// Any error a loader or coder threw for `url`, as the ``WebImageError`` a caller sees: a
+    /// coder's error becomes `decodingFailed`, a `CancellationError` `cancelled`, a `URLError`
+    /// `transport`, anything else `rejected` with its description.
+    init(_ error: any Error, url: URL) {
+        self = switch error {
+        case let error as WebImageError: error
+        case let error as ImageCodingError: .decodingFailed(error, url: url)
+        case is CancellationError: .cancelled(url: url)
+        case let error as URLError: .transport(error, url: url)
+        default: .rejected(url: url, reason: "\(error)")
         }
     }
 }

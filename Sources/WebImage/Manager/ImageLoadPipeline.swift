@@ -3,8 +3,17 @@ import Foundation
 /// One load's way through the roles, as SDWebImage 5 documents it: cache query → (derive from a
 /// cached original) → download decision → download (with retries) → decode → transform → store.
 ///
-/// Runs in a task of its own, off the manager's actor; every failure comes out as a ``WebImageError``.
+/// Runs in a task of its own (the ``LoadCoalescer``'s), never on a caller's; every failure comes
+/// out as a ``WebImageError``. It times each stage for the manager's ``ImageLoadReport``.
 struct ImageLoadPipeline: Sendable {
+    /// What a run gives every caller that shared it.
+    struct Outcome: Sendable {
+        var result: ImageResult
+        var source: ImageLoadSource
+        var byteCount = 0
+        var durations = ImageLoadDurations()
+    }
+
     typealias Emit = @Sendable (ImageLoadEvent) -> Void
 
     let url: URL
@@ -26,6 +35,10 @@ struct ImageLoadPipeline: Sendable {
     let coders: CoderRegistry
     let config: WebImageManagerConfig
     let counters: WebImageManagerCounters
+    /// The manager's observer (retries, disk writes nobody waited for).
+    let observer: ObserverSlot
+    /// The manager's disk writes nobody waits for, which its shutdown waits for.
+    let backgroundWrites: BackgroundTasks
 
     /// Whether the result is not the original itself (a thumbnail or a transform).
     var isDerived: Bool { key != originalKey }
@@ -49,26 +62,34 @@ struct ImageLoadPipeline: Sendable {
         return 1
     }
 
-    func run(emit: @escaping Emit) async throws(WebImageError) -> ImageResult {
-        var cached: ImageResult?
+    func run(emit: @escaping Emit) async throws(WebImageError) -> Outcome {
+        let clock = ContinuousClock()
+        var durations = ImageLoadDurations()
+        var cached: Outcome?
         var cachedMetadata: DiskCacheMetadata?
         if !options.contains(.fromLoaderOnly) {
+            let lookupStarted = clock.now
             if let hit = await query(key, in: cache, tiers: resultQueryTiers, promotes: resultStoreTiers.includesMemory) {
                 counters.add(hit.cacheType == .memory ? \.memoryHits : \.diskHits)
                 if hit.cacheType == .disk && !decodeOptions.decodesFullImage {
                     // The cache promotes only full decodes; this key names exactly what these options decode.
                     await storeResultInMemory(hit.image, data: hit.data, metadata: hit.metadata)
                 }
-                cached = ImageResult(image: hit.image, data: hit.data, cacheType: hit.cacheType, url: url)
+                durations.lookup = clock.now - lookupStarted
+                cached = Outcome(result: ImageResult(image: hit.image, data: hit.data, cacheType: hit.cacheType, url: url),
+                                 source: hit.cacheType == .memory ? .memory : .disk, byteCount: hit.cacheType == .disk ? hit.data?.count ?? 0 : 0,
+                                 durations: durations)
                 cachedMetadata = hit.metadata
-            } else if isDerived, let derived = try await deriveFromOriginal() {
-                cached = derived.result
+            } else if isDerived, let derived = try await deriveFromOriginal(durations: &durations, lookupStarted: lookupStarted) {
+                cached = derived.outcome
                 cachedMetadata = derived.metadata
+            } else {
+                durations.lookup = clock.now - lookupStarted
             }
             if let cached {
                 guard options.contains(.refreshCached) else { return cached }
-                emit(.cachedImage(cached))
-                if cachedMetadata == nil, cached.cacheType == .memory {
+                emit(.cachedImage(cached.result))
+                if cachedMetadata == nil, cached.result.cacheType == .memory {
                     cachedMetadata = await query(originalKey, in: isDerived ? originalCache : cache, tiers: cachesResults ? .disk : .none,
                                                  promotes: false)?.metadata
                 }
@@ -85,16 +106,22 @@ struct ImageLoadPipeline: Sendable {
         let validators = cachedMetadata.map { HTTPValidators(entityTag: $0.entityTag, lastModified: $0.lastModified) }
         let downloaded: (response: ImageLoadResponse, data: Data, image: Image)
         do {
-            downloaded = try await download(validators: validators?.isEmpty == false && cached != nil ? validators : nil, emit: emit)
+            downloaded = try await download(validators: validators?.isEmpty == false && cached != nil ? validators : nil,
+                                            durations: &durations, emit: emit)
         } catch .notModified(let url) {
             counters.add(\.notModified)
             if let cached { return cached }
             throw .notModified(url: url)
         }
+        let transformStarted = clock.now
         let image = try transform(downloaded.image)
+        let storeStarted = clock.now
+        durations.transform = storeStarted - transformStarted
         try await store(image, original: downloaded.image, data: downloaded.data, response: downloaded.response)
+        durations.store = clock.now - storeStarted
         // A derived result never carries the original's bytes: `data` always encodes `image` itself.
-        return ImageResult(image: image, data: isDerived ? nil : downloaded.data, cacheType: .none, url: url)
+        return Outcome(result: ImageResult(image: image, data: isDerived ? nil : downloaded.data, cacheType: .none, url: url),
+                       source: .network, byteCount: downloaded.response.data.count, durations: durations)
     }
 
     // MARK: Cache
@@ -114,9 +141,12 @@ struct ImageLoadPipeline: Sendable {
 
     /// Makes the thumbnail or transformed result from the full-size original in the cache, without the
     /// network, and stores it under its own key. The original's bytes are never rewritten.
-    private func deriveFromOriginal() async throws(WebImageError) -> (result: ImageResult, metadata: DiskCacheMetadata?)? {
+    private func deriveFromOriginal(durations: inout ImageLoadDurations, lookupStarted: ContinuousClock.Instant)
+        async throws(WebImageError) -> (outcome: Outcome, metadata: DiskCacheMetadata?)? {
         guard let original = await query(originalKey, in: originalCache, tiers: cachesResults ? context.originalQueryCacheType : .none,
                                          promotes: false) else { return nil }
+        let transformStarted = ContinuousClock.now
+        durations.lookup = transformStarted - lookupStarted
         var image = original.image
         if original.cacheType == .memory, context.thumbnailPixelSize != nil || options.contains(.scaleDownLargeImages) {
             let size = decodeOptions.outputSize(forSource: image.size)
@@ -125,9 +155,14 @@ struct ImageLoadPipeline: Sendable {
             }
         }
         let transformed = try transform(image)
+        let storeStarted = ContinuousClock.now
+        durations.transform = storeStarted - transformStarted
         counters.add(\.derivedFromOriginal)
         try await storeResult(transformed, data: nil, metadata: original.metadata)
-        return (ImageResult(image: transformed, data: nil, cacheType: original.cacheType, url: url), original.metadata)
+        durations.store = .now - storeStarted
+        let result = ImageResult(image: transformed, data: nil, cacheType: original.cacheType, url: url)
+        return (Outcome(result: result, source: .derived, byteCount: original.cacheType == .disk ? original.data?.count ?? 0 : 0,
+                        durations: durations), original.metadata)
     }
 
     /// Stores the result under ``key`` and, for a derived result, the original bytes under ``originalKey``.
@@ -188,35 +223,48 @@ struct ImageLoadPipeline: Sendable {
     /// else in the background (a failure there loses only the disk copy).
     private func onDisk(_ write: @escaping @Sendable () async throws -> Void) async throws(WebImageError) {
         guard options.contains(.waitStoreCache) else {
-            Task { try? await write() }
+            let observer = self.observer, key = self.key
+            backgroundWrites.start {
+                do {
+                    try await write()
+                } catch {
+                    observer.emit { .diskWriteFailed(key: key, error: Self.diskCacheError(error)) }
+                }
+            }
             return
         }
         do {
             try await write()
         } catch {
-            throw .cacheStoreFailed(url: url, reason: "\(error)")
+            throw .cacheStoreFailed(Self.diskCacheError(error), url: url)
         }
+    }
+
+    /// A cache's store error as a ``DiskCacheError`` (another cache's error described as `other`).
+    private static func diskCacheError(_ error: any Error) -> DiskCacheError {
+        error as? DiskCacheError ?? .other("\(error)")
     }
 
     // MARK: Network and decoding
 
     /// Downloads (retrying transient failures per the retry policy) and decodes.
-    private func download(validators: HTTPValidators?, emit: @escaping Emit) async throws(WebImageError)
-        -> (response: ImageLoadResponse, data: Data, image: Image) {
+    private func download(validators: HTTPValidators?, durations: inout ImageLoadDurations, emit: @escaping Emit)
+        async throws(WebImageError) -> (response: ImageLoadResponse, data: Data, image: Image) {
         var attempt = 1
         while true {
             do {
-                return try await downloadOnce(validators: validators, emit: emit)
+                return try await downloadOnce(validators: validators, durations: &durations, emit: emit)
             } catch {
                 guard let delay = config.retryPolicy?.delay(afterAttempt: attempt, error: error) else { throw error }
+                observer.emit { .loadRetried(url: url, attempt: attempt, error: error, delay: delay) }
                 do { try await Task.sleep(for: delay) } catch { throw .cancelled(url: url) }
                 attempt += 1
             }
         }
     }
 
-    private func downloadOnce(validators: HTTPValidators?, emit: @escaping Emit) async throws(WebImageError)
-        -> (response: ImageLoadResponse, data: Data, image: Image) {
+    private func downloadOnce(validators: HTTPValidators?, durations: inout ImageLoadDurations, emit: @escaping Emit)
+        async throws(WebImageError) -> (response: ImageLoadResponse, data: Data, image: Image) {
         let request = ImageLoadRequest(url: url, priority: options.downloadPriority, headers: context.httpHeaders,
                                        handlesCookies: options.contains(.handleCookies), validators: validators,
                                        requestModifier: context.requestModifier, responseModifier: context.responseModifier)
@@ -225,6 +273,7 @@ struct ImageLoadPipeline: Sendable {
                                   interval: config.partialImageInterval) { emit(.partialImage($0)) }
             : nil
         counters.add(\.downloads)
+        let downloadStarted = ContinuousClock.now
         let response: ImageLoadResponse
         do {
             response = try await loader.load(request) { progress in
@@ -232,8 +281,12 @@ struct ImageLoadPipeline: Sendable {
                 progressive?.append(progress.chunk)
             }
         } catch {
-            throw WebImageManager.webImageError(error, url: url)
+            throw WebImageError(error, url: url)
         }
+        let decodeStarted = ContinuousClock.now
+        durations.queued += response.metrics.queuedDuration
+        durations.download += decodeStarted - downloadStarted - response.metrics.queuedDuration
+        defer { durations.decode = .now - decodeStarted }
         var data = response.data
         if let decryptor = context.decryptor {
             guard let decrypted = decryptor(data, url) else {
@@ -247,7 +300,7 @@ struct ImageLoadPipeline: Sendable {
         do {
             return (response, data, try coders.decode(data, options: decodeOptions))
         } catch {
-            throw WebImageManager.webImageError(error, url: url)
+            throw WebImageError(error, url: url)
         }
     }
 
@@ -257,8 +310,10 @@ struct ImageLoadPipeline: Sendable {
         if image.isAnimated && !options.contains(.transformAnimatedImage) { return image }
         do {
             return try transformer.transformKeepingMetadata(image, forKey: key)
+        } catch let error as ImageTransformError {
+            throw .transformFailed(error, url: url)
         } catch {
-            throw .transformFailed(url: url, reason: "\(error)")
+            throw .transformFailed(.other("\(error)"), url: url)
         }
     }
 }

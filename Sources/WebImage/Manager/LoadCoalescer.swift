@@ -1,15 +1,19 @@
 import Synchronization
 
-/// Runs one pipeline per key however many callers ask for it at once: later callers join the
-/// load under way and get the same result and the events from the moment they joined.
+/// Runs one piece of work per key however many callers ask for it at once: later callers join the
+/// work under way and get the same outcome, and the events from the moment they joined.
 ///
-/// A caller whose task is cancelled stops waiting at once; the load's task is cancelled only when
-/// no caller waits any more, and its entry is dropped then, so a new caller starts a fresh load.
-/// Everything is behind one `Mutex`; continuations are resumed and tasks started after it is released.
-final class LoadCoalescer: Sendable {
-    typealias Continuation = CheckedContinuation<ImageResult, any Error>
+/// A caller whose task is cancelled stops waiting at once; the work's task is cancelled only when
+/// no caller waits any more, and its entry is dropped then, so a new caller starts fresh work.
+///
+/// Lock-based, not an actor: one `Mutex` guards the table of live entries, each a ``SharedWork``
+/// machine plus its task; continuations are resumed, handlers called and tasks started or cancelled
+/// only after the lock is released. The manager uses it for loads (`Success` = the pipeline's
+/// outcome); anything else that must run once per key can too.
+final class LoadCoalescer<Success: Sendable>: Sendable {
+    typealias Continuation = CheckedContinuation<Success, any Error>
     typealias EventHandler = @Sendable (ImageLoadEvent) -> Void
-    typealias Work = @Sendable (_ emit: @escaping EventHandler) async throws(WebImageError) -> ImageResult
+    typealias Work = @Sendable (_ emit: @escaping EventHandler) async throws(WebImageError) -> Success
 
     private struct Waiter {
         var continuation: Continuation
@@ -17,128 +21,185 @@ final class LoadCoalescer: Sendable {
     }
 
     private struct Entry {
-        var generation: UInt64
-        var waiters: [UInt64: Waiter] = [:]
+        var key: String
+        /// What the callers get when the work is cancelled for them all (they share its key, so its URL).
+        var cancellation: WebImageError
+        var work = SharedWork<Waiter, Success, WebImageError>()
         var task: Task<Void, Never>?
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
-        /// Callers that have an id but are not registered yet, and those cancelled in that window.
-        var pending: Set<UInt64> = []
-        var cancelledEarly: Set<UInt64> = []
+        /// Entries by generation: finished ones stay until their last reserved caller collects the outcome.
+        var entries: [UInt64: Entry] = [:]
+        /// The generation of the running entry of each key.
+        var live: [String: UInt64] = [:]
         var sequence: UInt64 = 0
+        /// Those waiting for no work to run (a shutdown).
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// Drops `generation` from the live table once it no longer runs, and forgets it once settled.
+        /// - Returns: the idle waiters to resume, when no work runs any more.
+        mutating func tidy(_ generation: UInt64) -> [CheckedContinuation<Void, Never>] {
+            guard let entry = entries[generation] else { return [] }
+            if entry.work.isFinished, live[entry.key] == generation { live[entry.key] = nil }
+            if entry.work.isSettled { entries[generation] = nil }
+            checkInvariants()
+            guard live.isEmpty, !idleWaiters.isEmpty else { return [] }
+            defer { idleWaiters.removeAll() }
+            return idleWaiters
+        }
+
+        func checkInvariants() {
+            #if DEBUG
+            for (key, generation) in live {
+                precondition(entries[generation].map { $0.key == key && !$0.work.isFinished } == true,
+                             "LoadCoalescer: a live key without its running entry")
+            }
+            #endif
+        }
     }
 
     private let state = Mutex(State())
 
-    /// Whether any load is under way.
-    var isRunning: Bool { state.withLock { !$0.entries.isEmpty } }
+    /// Whether any work is under way.
+    var isRunning: Bool { state.withLock { !$0.live.isEmpty } }
 
-    /// The callers waiting on the load for `key` (for tests and diagnostics).
+    /// The callers waiting on the work for `key` (for tests and diagnostics).
     func callerCount(forKey key: String) -> Int {
-        state.withLock { $0.entries[key]?.waiters.count ?? 0 }
+        state.withLock { state in state.live[key].flatMap { state.entries[$0]?.work.callerCount } ?? 0 }
     }
 
-    /// Waits for the load of `key`, starting `work` if none is under way.
-    /// - Parameter joined: called (before waiting) with whether this caller joined a load under way.
-    func load(key: String, events: EventHandler?, joined: (Bool) -> Void, work: @escaping Work) async throws -> ImageResult {
-        let id = state.withLock { state in
+    /// Waits for the work of `key`, starting `work` if none is under way.
+    /// - Parameters:
+    ///   - cancellation: what this caller gets when its task is cancelled or the work is cancelled.
+    ///   - joined: called (before waiting) with whether this caller joined work under way.
+    /// - Throws: the work's error, or `cancellation`.
+    func run(key: String, cancellation: WebImageError, events: EventHandler?, joined: (Bool) -> Void,
+             work: @escaping Work) async throws(WebImageError) -> Success {
+        let (generation, id, starts) = state.withLock { state in
             state.sequence += 1
-            state.pending.insert(state.sequence)
-            return state.sequence
-        }
-        var didJoin = false
-        let result = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: Continuation) in
-                enum Next { case resumeCancelled, started(UInt64), joined }
-                let next: Next = state.withLock { state in
-                    state.pending.remove(id)
-                    if state.cancelledEarly.remove(id) != nil { return .resumeCancelled }
-                    if state.entries[key] != nil {
-                        state.entries[key]!.waiters[id] = Waiter(continuation: continuation, events: events)
-                        return .joined
-                    }
-                    state.sequence += 1
-                    var entry = Entry(generation: state.sequence)
-                    entry.waiters[id] = Waiter(continuation: continuation, events: events)
-                    state.entries[key] = entry
-                    return .started(entry.generation)
-                }
-                switch next {
-                case .resumeCancelled:
-                    continuation.resume(throwing: CancellationError())
-                case .joined:
-                    didJoin = true
-                case .started(let generation):
-                    let task = Task {
-                        let outcome: Result<ImageResult, WebImageError>
-                        do throws(WebImageError) {
-                            outcome = .success(try await work { [weak self] event in self?.emit(event, key: key, generation: generation) })
-                        } catch {
-                            outcome = .failure(error)
-                        }
-                        self.finish(key: key, generation: generation, with: outcome)
-                    }
-                    let cancelNow = state.withLock { state -> Bool in
-                        guard state.entries[key]?.generation == generation else { return true }
-                        state.entries[key]!.task = task
-                        return false
-                    }
-                    if cancelNow { task.cancel() }
-                }
+            let id = state.sequence
+            if let generation = state.live[key], state.entries[generation]?.work.reserve(id) == true {
+                return (generation, id, false)
             }
-        } onCancel: {
-            self.leave(id, key: key)
+            state.sequence += 1
+            var entry = Entry(key: key, cancellation: cancellation)
+            _ = entry.work.reserve(id)
+            state.entries[state.sequence] = entry
+            state.live[key] = state.sequence
+            return (state.sequence, id, true)
         }
-        joined(didJoin)
-        return result
+        joined(!starts)
+        if starts { start(work, generation: generation) }
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: Continuation) in
+                    let action = state.withLock { state in
+                        let action = state.entries[generation]!.work.attach(id, Waiter(continuation: continuation, events: events))
+                        _ = state.tidy(generation)   // an attach never ends work, so never wakes an idle waiter
+                        return action
+                    }
+                    if case .resume(let outcome) = action { continuation.resume(with: outcome.mapError { $0 as any Error }) }
+                }
+            } onCancel: {
+                self.leave(id, generation: generation, cancellation: cancellation)
+            }
+        } catch let error as WebImageError {
+            throw error
+        } catch {
+            throw cancellation   // a continuation is only ever resumed with a WebImageError
+        }
     }
 
-    /// Cancels every load; every waiting caller gets a `CancellationError`.
+    /// Cancels all work; every waiting caller gets the cancellation error of the work it waits for.
     func cancelAll() {
-        let entries = state.withLock { state in
-            let entries = Array(state.entries.values)
-            state.entries.removeAll()
-            return entries
+        let (cancelled, idle) = state.withLock { state in
+            var cancelled: [(waiters: [Waiter], failure: WebImageError, task: Task<Void, Never>?)] = []
+            var idle: [CheckedContinuation<Void, Never>] = []
+            for generation in Array(state.live.values) {
+                guard let entry = state.entries[generation] else { continue }
+                if case .resume(let waiters) = state.entries[generation]!.work.finish(.failure(entry.cancellation)) {
+                    cancelled.append((waiters, entry.cancellation, entry.task))
+                }
+                idle += state.tidy(generation)
+            }
+            return (cancelled, idle)
         }
-        for entry in entries {
+        for waiter in idle { waiter.resume() }
+        for entry in cancelled {
             entry.task?.cancel()
-            for waiter in entry.waiters.values { waiter.continuation.resume(throwing: CancellationError()) }
+            for waiter in entry.waiters { waiter.continuation.resume(throwing: entry.failure) }
         }
     }
 
-    private func leave(_ id: UInt64, key: String) {
-        let (waiter, abandoned): (Waiter?, Task<Void, Never>?) = state.withLock { state in
-            guard var entry = state.entries[key], let waiter = entry.waiters.removeValue(forKey: id) else {
-                if state.pending.contains(id) { state.cancelledEarly.insert(id) }   // else it has its result already
-                return (nil, nil)
+    /// Returns once no work runs (at once if none does). Not cancellable: a shutdown waits for its
+    /// loads to end.
+    func waitUntilIdle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state in
+                if state.live.isEmpty { return true }
+                state.idleWaiters.append(continuation)
+                return false
             }
-            if entry.waiters.isEmpty {
-                state.entries[key] = nil
-                return (waiter, entry.task)
-            }
-            state.entries[key] = entry
-            return (waiter, nil)
+            if idle { continuation.resume() }
         }
-        waiter?.continuation.resume(throwing: CancellationError())
-        abandoned?.cancel()
     }
 
-    private func emit(_ event: ImageLoadEvent, key: String, generation: UInt64) {
-        let handlers = state.withLock { state -> [EventHandler] in
-            guard let entry = state.entries[key], entry.generation == generation else { return [] }
-            return entry.waiters.values.compactMap(\.events)
+    private func start(_ work: @escaping Work, generation: UInt64) {
+        let task = Task {
+            let outcome: Result<Success, WebImageError>
+            do throws(WebImageError) {
+                outcome = .success(try await work { [weak self] event in self?.emit(event, generation: generation) })
+            } catch {
+                outcome = .failure(error)
+            }
+            self.finish(generation: generation, with: outcome)
         }
+        let stillWanted = state.withLock { state -> Bool in
+            guard state.entries[generation]?.work.isFinished == false else { return false }
+            state.entries[generation]!.task = task
+            return true
+        }
+        if !stillWanted { task.cancel() }
+    }
+
+    private func leave(_ id: SharedWork<Waiter, Success, WebImageError>.ID, generation: UInt64, cancellation: WebImageError) {
+        typealias Taken = (action: SharedWork<Waiter, Success, WebImageError>.LeaveAction, task: Task<Void, Never>?,
+                           idle: [CheckedContinuation<Void, Never>])
+        let (action, task, idle) = state.withLock { state -> Taken in
+            guard state.entries[generation] != nil else { return (.none, nil, []) }
+            let action = state.entries[generation]!.work.leave(id, cancellation: cancellation)
+            let task = state.entries[generation]!.task
+            return (action, task, state.tidy(generation))
+        }
+        for waiter in idle { waiter.resume() }
+        switch action {
+        case .none:
+            break
+        case .resume(let waiter):
+            waiter.continuation.resume(throwing: cancellation)
+        case .resumeAndAbandon(let waiter):
+            waiter.continuation.resume(throwing: cancellation)
+            task?.cancel()
+        case .abandon:
+            task?.cancel()
+        }
+    }
+
+    private func emit(_ event: ImageLoadEvent, generation: UInt64) {
+        let handlers = state.withLock { state in state.entries[generation]?.work.waiters.compactMap(\.events) ?? [] }
         for handler in handlers { handler(event) }
     }
 
-    private func finish(key: String, generation: UInt64, with outcome: Result<ImageResult, WebImageError>) {
-        let waiters = state.withLock { state -> [Waiter] in
-            guard let entry = state.entries[key], entry.generation == generation else { return [] }
-            state.entries[key] = nil
-            return Array(entry.waiters.values)
+    private func finish(generation: UInt64, with outcome: Result<Success, WebImageError>) {
+        let (action, idle) = state.withLock { state -> (SharedWork<Waiter, Success, WebImageError>.FinishAction, [CheckedContinuation<Void, Never>]) in
+            guard state.entries[generation] != nil else { return (.none, []) }
+            let action = state.entries[generation]!.work.finish(outcome)
+            return (action, state.tidy(generation))
         }
-        for waiter in waiters { waiter.continuation.resume(with: outcome.mapError { $0 as any Error }) }
+        for waiter in idle { waiter.resume() }
+        if case .resume(let waiters) = action {
+            for waiter in waiters { waiter.continuation.resume(with: outcome.mapError { $0 as any Error }) }
+        }
     }
 }

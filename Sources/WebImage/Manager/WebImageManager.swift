@@ -19,29 +19,58 @@ import Synchronization
 /// ``Downloader``) and each get their own result. A caller whose task is cancelled stops waiting at
 /// once; shared work stops only when no caller waits for it.
 ///
-/// The bookkeeping sits behind locks rather than on the actor, so a memory-cache hit returns without
-/// any thread hop; every method is `nonisolated` and may be called from anywhere.
-public actor WebImageManager {
+/// ## Concurrency: a lock-based class, not an actor
+///
+/// Every member may be called from any thread or task, and none hops anywhere: a memory-cache hit
+/// returns without suspending. The state is isolated as follows:
+///
+/// - loads under way: the ``LoadCoalescer``'s `Mutex` (a ``SharedWork`` machine per cache key);
+/// - the configuration: `settings` (a `Mutex`), with the flags the memory-hit path reads (options
+///   processor set, shut down, observed) mirrored in one atomic (`hotFlags`);
+/// - the failed-URL blocklist, the counters, the observer: each behind a lock of its own;
+/// - the lifecycle (running → shutting down → shut down): `lifecycle` (a `Mutex`).
+///
+/// The work itself (query, download, decode, transform, store) runs in the coalescer's tasks,
+/// created from the caller's task, never on a thread of the manager's; disk writes nobody waits for
+/// run in ``BackgroundTasks`` that ``shutdown(loadsInFlight:)`` waits for.
+public final class WebImageManager: Sendable {
     /// The manager most code uses: ``ImageCache/shared``, ``LoadersManager/shared`` (HTTP, files and
     /// data URLs) and ``CoderRegistry/shared``.
     public static let shared = WebImageManager()
 
     /// The cache loads query and store into (unless a context overrides it).
-    public nonisolated let cache: any ImageCaching
+    public let cache: any ImageCaching
     /// The loader downloads go through (unless a context overrides it).
-    public nonisolated let loader: any ImageLoader
+    public let loader: any ImageLoader
     /// The coders images are decoded with (unless a context overrides them).
-    public nonisolated let coders: CoderRegistry
+    public let coders: CoderRegistry
 
-    private nonisolated let settings: Mutex<WebImageManagerConfig>
-    /// Whether `settings` has an options processor, readable without the lock (the memory-hit path
-    /// asks on every load).
-    private nonisolated let processesOptions: Atomic<Bool>
-    private nonisolated let blocklist = FailedURLBlocklist()
-    private nonisolated let coalescer = LoadCoalescer()
-    private nonisolated let counters = WebImageManagerCounters()
+    let settings: Mutex<WebImageManagerConfig>
+    /// What the memory-hit path must know, in one relaxed load: 0 means "take the fast path".
+    let hotFlags = Atomic<UInt8>(0)
+    let blocklist = FailedURLBlocklist()
+    let coalescer = LoadCoalescer<ImageLoadPipeline.Outcome>()
+    let counters = WebImageManagerCounters()
+    let observerSlot = ObserverSlot()
+    let backgroundWrites = BackgroundTasks()
+    let lifecycle = Mutex(Lifecycle.running)
     /// The memory tier when the cache is an ``ImageCache``: its hits skip every suspension.
-    private nonisolated let imageCache: ImageCache?
+    let imageCache: ImageCache?
+
+    /// Bits of ``hotFlags``.
+    enum HotFlag: UInt8 {
+        case processesOptions = 1
+        case shutDown = 2
+        case observed = 4
+    }
+
+    func setHotFlag(_ flag: HotFlag, _ on: Bool) {
+        if on {
+            hotFlags.bitwiseOr(flag.rawValue, ordering: .relaxed)
+        } else {
+            hotFlags.bitwiseAnd(~flag.rawValue, ordering: .relaxed)
+        }
+    }
 
     /// Creates a manager of its own (not the shared one).
     /// - Parameters:
@@ -56,18 +85,31 @@ public actor WebImageManager {
         self.loader = loader
         self.coders = coders
         settings = Mutex(config)
-        processesOptions = Atomic(config.optionsProcessor != nil)
         imageCache = cache as? ImageCache
+        setHotFlag(.processesOptions, config.optionsProcessor != nil)
     }
 
     /// The configuration in force. Change it with ``updateConfig(_:)``.
-    public nonisolated var config: WebImageManagerConfig { settings.withLock { $0 } }
+    public var config: WebImageManagerConfig { settings.withLock { $0 } }
 
     /// Changes the configuration for loads that start from now on.
-    public nonisolated func updateConfig(_ change: (inout WebImageManagerConfig) -> Void) {
+    public func updateConfig(_ change: (inout WebImageManagerConfig) -> Void) {
         settings.withLock { config in
             change(&config)
-            processesOptions.store(config.optionsProcessor != nil, ordering: .relaxed)
+            setHotFlag(.processesOptions, config.optionsProcessor != nil)
+        }
+    }
+
+    /// Receives every load's ``ImageLoadReport`` and, set here, the events of this manager's cache
+    /// (when it is an ``ImageCache``) and downloader (a ``Downloader``, or those of a
+    /// ``LoadersManager``) too; default `nil`. See ``WebImageObserver``.
+    public var observer: (any WebImageObserver)? {
+        get { observerSlot.current }
+        set {
+            observerSlot.current = newValue
+            setHotFlag(.observed, newValue != nil)
+            imageCache?.observer = newValue
+            (loader as? any ObservableLoader)?.setObserver(newValue)
         }
     }
 
@@ -84,14 +126,14 @@ public actor WebImageManager {
     ///   (with ``WebImageOptions/fromCacheOnly``), `cancelled` at once when the calling task is
     ///   cancelled, `decodingFailed`, `transformFailed`, `unsupportedOption`, `cacheStoreFailed` (with
     ///   ``WebImageOptions/waitStoreCache``), or the loader's error (`badStatusCode`, `timedOut`...).
-    public nonisolated func loadImage(url: URL?, options: WebImageOptions = [], context: WebImageContext = WebImageContext())
+    public func loadImage(url: URL?, options: WebImageOptions = [], context: WebImageContext = WebImageContext())
         async throws -> ImageResult {
         try await load(url: url, options: options, context: context, events: nil)
     }
 
     /// Loads the image at a URL given as text; see ``loadImage(url:options:context:)``.
     /// - Throws: ``WebImageError/invalidURL(_:)`` when `string` is not a URL, and whatever the URL load throws.
-    public nonisolated func loadImage(url string: String, options: WebImageOptions = [], context: WebImageContext = WebImageContext())
+    public func loadImage(url string: String, options: WebImageOptions = [], context: WebImageContext = WebImageContext())
         async throws -> ImageResult {
         guard let url = URL(string: string) else { throw WebImageError.invalidURL(string) }
         return try await load(url: url, options: options, context: context, events: nil)
@@ -102,7 +144,7 @@ public actor WebImageManager {
     /// (with ``WebImageOptions/refreshCached``), then exactly one ``ImageLoadEvent/finished(_:)``, or
     /// the load's error thrown. Ending the iteration early or cancelling its task cancels the load.
     /// A slow consumer gets the latest progress and partial image, not every one.
-    public nonisolated func imageEvents(url: URL?, options: WebImageOptions = [], context: WebImageContext = WebImageContext())
+    public func imageEvents(url: URL?, options: WebImageOptions = [], context: WebImageContext = WebImageContext())
         -> ImageEventStream {
         ImageEventStream { events in try await self.load(url: url, options: options, context: context, events: events) }
     }
@@ -113,12 +155,12 @@ public actor WebImageManager {
     /// inserted before the path's extension (`image.png` → `image-K.png`, query and fragment kept).
     /// `nil` when the key filter returns `nil` or an empty key: such a load is neither looked up in nor
     /// stored to any cache.
-    public nonisolated func cacheKey(for url: URL, context: WebImageContext = WebImageContext()) -> String? {
+    public func cacheKey(for url: URL, context: WebImageContext = WebImageContext()) -> String? {
         cacheKey(for: url, absoluteString: url.absoluteString, context: context)
     }
 
     /// ``cacheKey(for:context:)`` with the URL's `absoluteString` already at hand (it is not free).
-    private nonisolated func cacheKey(for url: URL, absoluteString: String, context: WebImageContext) -> String? {
+    private func cacheKey(for url: URL, absoluteString: String, context: WebImageContext) -> String? {
         originalCacheKey(for: url, absoluteString: absoluteString, context: context).map { Self.derivedKey(from: $0, context: context) }
     }
 
@@ -135,38 +177,50 @@ public actor WebImageManager {
     }
 
     /// The key of the full-size, untransformed image; `nil` when the key filter says "cache nothing".
-    nonisolated func originalCacheKey(for url: URL, absoluteString: String, context: WebImageContext) -> String? {
+    func originalCacheKey(for url: URL, absoluteString: String, context: WebImageContext) -> String? {
         guard let filter = context.cacheKeyFilter else { return absoluteString }
         guard let key = filter.cacheKey(for: url), !key.isEmpty else { return nil }
         return key
     }
 
-    private nonisolated func load(url: URL?, options: WebImageOptions, context: WebImageContext,
-                                  events: LoadCoalescer.EventHandler?) async throws -> ImageResult {
+    private func load(url: URL?, options: WebImageOptions, context: WebImageContext,
+                      events: LoadCoalescer<ImageLoadPipeline.Outcome>.EventHandler?) async throws -> ImageResult {
         let absoluteString = url?.absoluteString ?? ""
         guard let url, !absoluteString.isEmpty else {
             counters.add(\.loads)
             counters.add(\.failures)
             throw WebImageError.invalidURL(url?.absoluteString)
         }
-        if !processesOptions.load(ordering: .relaxed),
-           let image = memoryHit(url: url, absoluteString: absoluteString, options: options, context: context) {
+        let flags = hotFlags.load(ordering: .relaxed)
+        if flags == 0, let image = memoryHit(url: url, absoluteString: absoluteString, options: options, context: context) {
             counters.addMemoryHitLoad()
             return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
         }
         counters.add(\.loads)
-        do {
-            return try await pipelineResult(url: url, options: options, context: context, events: events)
+        let started = ContinuousClock.now
+        var report = ImageLoadReport(url: url, cacheKey: nil, options: options, context: context, source: .none)
+        do throws(WebImageError) {
+            let outcome = try await pipelineResult(url: url, options: options, context: context, events: events,
+                                                   memoryChecked: flags == 0, report: &report)
+            report.source = outcome.source
+            report.byteCount = outcome.byteCount
+            report.durations = outcome.durations
+            report.durations.total = .now - started
+            if observerSlot.isObserved { let report = report; observerSlot.emit { .loadFinished(report) } }
+            return outcome.result
         } catch {
             counters.add(\.failures)
+            report.error = error
+            report.durations.total = .now - started
+            if observerSlot.isObserved { let report = report; observerSlot.emit { .loadFinished(report) } }
             throw error
         }
     }
 
     /// The hot path: a memory hit of the plain ``ImageCache`` needs no suspension, no lock but the
     /// memory tier's, and no pipeline. Returns the image alone: the caller builds the one result.
-    private nonisolated func memoryHit(url: URL, absoluteString: String, options: WebImageOptions,
-                                       context: WebImageContext) -> Image? {
+    private func memoryHit(url: URL, absoluteString: String, options: WebImageOptions,
+                           context: WebImageContext) -> Image? {
         guard let imageCache, !context.overridesCache, context.queryCacheType.includesMemory,
               options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .allowInvalidSSLCertificates]),
               !Task.isCancelled, options.contains(.retryFailed) || !blocklist.contains(url),
@@ -176,12 +230,18 @@ public actor WebImageManager {
         return image
     }
 
-    private nonisolated func pipelineResult(url: URL, options: WebImageOptions, context: WebImageContext,
-                                            events: LoadCoalescer.EventHandler?) async throws(WebImageError) -> ImageResult {
+    /// Everything but the memory-hit fast path: the shutdown check, the options processor, then
+    /// the memory tier (when the fast path did not look) and the shared pipeline.
+    private func pipelineResult(url: URL, options: WebImageOptions, context: WebImageContext,
+                                events: LoadCoalescer<ImageLoadPipeline.Outcome>.EventHandler?, memoryChecked: Bool,
+                                report: inout ImageLoadReport) async throws(WebImageError) -> ImageLoadPipeline.Outcome {
+        if hotFlags.load(ordering: .relaxed) & HotFlag.shutDown.rawValue != 0 { throw .shutDown(url: url) }
         let config = self.config
         var options = options
         var context = context
         config.optionsProcessor?(url, &options, &context)
+        report.options = options
+        report.context = context
         if Task.isCancelled { throw .cancelled(url: url) }
         if options.contains(.allowInvalidSSLCertificates) && url.scheme?.lowercased() == "https" {
             throw .unsupportedOption("allowInvalidSSLCertificates (URLSession on Linux verifies every certificate and cannot skip it per request; use a trusted certificate or an ImageLoader of your own)", url: url)
@@ -189,11 +249,12 @@ public actor WebImageManager {
         if !options.contains(.retryFailed) && blocklist.contains(url) { throw .blockedURL(url) }
         let absoluteString = url.absoluteString
         let key = cacheKey(for: url, absoluteString: absoluteString, context: context)
+        report.cacheKey = key
 
-        if config.optionsProcessor != nil,
+        if !memoryChecked || config.optionsProcessor != nil,
            let image = memoryHit(url: url, absoluteString: absoluteString, options: options, context: context) {
             counters.add(\.memoryHits)
-            return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+            return ImageLoadPipeline.Outcome(result: ImageResult(image: image, data: nil, cacheType: .memory, url: url), source: .memory)
         }
 
         // Without a cache key the pipeline still names its result (the transformer sees the name) but caches nothing.
@@ -202,23 +263,24 @@ public actor WebImageManager {
             url: url, key: key ?? Self.derivedKey(from: absoluteString, context: context), originalKey: originalKey ?? absoluteString,
             cachesResults: originalKey != nil, options: options, context: context, cache: context.cache ?? cache,
             originalCache: context.originalCache ?? context.cache ?? cache, loader: context.loader ?? loader,
-            coders: context.coders ?? coders, config: config, counters: counters)
+            coders: context.coders ?? coders, config: config, counters: counters, observer: observerSlot,
+            backgroundWrites: backgroundWrites)
         let blocklist = self.blocklist
+        let counters = self.counters
         let retriesFailed = options.contains(.retryFailed)
         let shareKey = context.isShareable ? Self.shareKey(key: key, url: url, options: options, context: context) : UUID().uuidString
-        do {
-            return try await coalescer.load(key: shareKey, events: events, joined: { if $0 { counters.add(\.joins) } }) { (emit) async throws(WebImageError) -> ImageResult in
-                do throws(WebImageError) {
-                    let result = try await pipeline.run(emit: emit)
-                    if retriesFailed { blocklist.remove(url) }
-                    return result
-                } catch {
-                    if error.blocksURL { blocklist.insert(url, for: config.failedURLBlockDuration) }
-                    throw error
-                }
+        var joined = false
+        defer { report.joinedLoadUnderWay = joined }
+        return try await coalescer.run(key: shareKey, cancellation: .cancelled(url: url), events: events,
+                                       joined: { joined = $0; if $0 { counters.add(\.joins) } }) { (emit) async throws(WebImageError) in
+            do throws(WebImageError) {
+                let outcome = try await pipeline.run(emit: emit)
+                if retriesFailed { blocklist.remove(url) }
+                return outcome
+            } catch {
+                if error.blocksURL { blocklist.insert(url, for: config.failedURLBlockDuration) }
+                throw error
             }
-        } catch {
-            throw Self.webImageError(error, url: url)
         }
     }
 
@@ -233,47 +295,36 @@ public actor WebImageManager {
         return parts.joined(separator: "\u{0}")
     }
 
-    /// Any error as the ``WebImageError`` a caller sees.
-    static func webImageError(_ error: any Error, url: URL) -> WebImageError {
-        switch error {
-        case let error as WebImageError: error
-        case let error as ImageCodingError: .decodingFailed(error, url: url)
-        case is CancellationError: .cancelled(url: url)
-        case let error as URLError: .transport(error, url: url)
-        default: .rejected(url: url, reason: "\(error)")
-        }
-    }
-
     // MARK: Control and introspection
 
     /// Cancels every load under way; each waiting caller gets ``WebImageError/cancelled(url:)``.
-    public nonisolated func cancelAll() {
+    public func cancelAll() {
         coalescer.cancelAll()
     }
 
     /// Whether any load is under way.
-    public nonisolated var isRunning: Bool { coalescer.isRunning }
+    public var isRunning: Bool { coalescer.isRunning }
 
     /// Counters since the manager was created.
-    public nonisolated var statistics: WebImageManagerStatistics { counters.snapshot }
+    public var statistics: WebImageManagerStatistics { counters.snapshot }
 
     /// Whether `url` is on the failed-URL blocklist now.
-    public nonisolated func isFailedURL(_ url: URL) -> Bool {
+    public func isFailedURL(_ url: URL) -> Bool {
         blocklist.contains(url)
     }
 
     /// Takes `url` off the failed-URL blocklist.
-    public nonisolated func removeFailedURL(_ url: URL) {
+    public func removeFailedURL(_ url: URL) {
         blocklist.remove(url)
     }
 
     /// Empties the failed-URL blocklist.
-    public nonisolated func removeAllFailedURLs() {
+    public func removeAllFailedURLs() {
         blocklist.removeAll()
     }
 
     /// The callers waiting on the shared load of `url` with `options` and `context`.
-    nonisolated func callerCount(url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()) -> Int {
+    func callerCount(url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()) -> Int {
         coalescer.callerCount(forKey: Self.shareKey(key: cacheKey(for: url, context: context), url: url, options: options, context: context))
     }
 }

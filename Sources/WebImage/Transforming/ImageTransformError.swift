@@ -1,8 +1,8 @@
 /// Why a built-in ``ImageTransformer`` could not make its image, or why a transform specification
 /// could not be read.
 ///
-/// ``WebImageManager`` reports a transformer's failure as ``WebImageError/transformFailed(url:reason:)``
-/// with this error's ``description`` as the reason.
+/// ``WebImageManager`` reports a transformer's failure as ``WebImageError/transformFailed(_:url:)``
+/// carrying this error (a custom transformer's own error becomes ``other(_:)``).
 public enum ImageTransformError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A parameter is out of range for the image (a size of zero, a negative radius); the text says which.
     case invalidParameter(String)
@@ -13,6 +13,8 @@ public enum ImageTransformError: Error, Sendable, Hashable, CustomStringConverti
     /// A transform specification (``PipelineTransformer/init(parsing:)``) cannot be read; the text
     /// names the step and what was expected.
     case invalidSpecification(String)
+    /// A custom transformer threw an error of its own; the text is that error's description.
+    case other(String)
 
     /// A sentence a person can act on.
     public var description: String {
@@ -21,6 +23,7 @@ public enum ImageTransformError: Error, Sendable, Hashable, CustomStringConverti
         case .emptyResult(let reason): "the transform leaves no pixels: \(reason)"
         case .insufficientMemory(let byteCount): "could not allocate \(byteCount) bytes for the transformed pixels"
         case .invalidSpecification(let reason): "invalid transform specification: \(reason)"
+        case .other(let reason): reason
         }
     }
 }

@@ -17,7 +17,7 @@ public protocol ImageTransformer: Sendable {
     ///   - image: the decoded image; never modified.
     ///   - key: the cache key the result will be stored under.
     /// - Throws: an error saying why the image cannot be transformed (an empty crop, say);
-    ///   ``WebImageManager`` reports it as ``WebImageError/transformFailed(url:reason:)``.
+    ///   ``WebImageManager`` reports it as ``WebImageError/transformFailed(_:url:)``.
     func transform(_ image: Image, forKey key: String) throws -> Image
 
     /// Whether ``WebImageManager`` gives the transformed image the input's metadata (its source

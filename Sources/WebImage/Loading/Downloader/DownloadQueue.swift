@@ -41,6 +41,11 @@ struct DownloadQueue {
         return false
     }
 
+    /// Whether `operation` waits in the queue.
+    func contains(_ operation: DownloadOperation) -> Bool {
+        lists.contains { $0.contains { $0 === operation } }
+    }
+
     mutating func removeAll() {
         lists = [[], [], []]
     }

@@ -7,10 +7,13 @@ import FoundationNetworking
 /// One network fetch, shared by every caller that asks for the same request while it is queued or
 /// running.
 ///
-/// Its state sits behind a `Mutex` so the session delegate (on URLSession's serial delegate queue)
-/// can append bytes and report progress without an actor hop per chunk; the ``Downloader`` actor only
-/// books slots. Progress handlers are only ever called on the delegate queue, so they see chunks in
-/// order; a caller joining a download under way is first sent everything received so far.
+/// Lock-based, not an actor: its state sits behind one `Mutex` so the session delegate (on
+/// URLSession's serial delegate queue) can append bytes and report progress with no hop per chunk.
+/// Who waits and the verdict are a ``SharedWork`` machine inside that state, so a caller's bytes,
+/// its catch-up and the verdict are decided under the same lock; the `DownloadScheduler` books
+/// slots under a lock of its own (taken before this one, never after). Progress handlers are only
+/// ever called on the delegate queue, so they see chunks in order; a caller joining a download
+/// under way is first sent everything received so far.
 ///
 /// With a ``PartialDownloadStore``, it also resumes (``DownloadResumption`` has the rules): it asks
 /// for the rest of a partial kept for its URL, continues it with a matching `206`, and when it fails
@@ -26,18 +29,18 @@ final class DownloadOperation: Sendable {
     }
 
     struct State {
-        var waiters: [UInt64: Waiter] = [:]
-        var reserved: Set<UInt64> = []
-        var cancelledBeforeJoining: Set<UInt64> = []
+        /// Who waits, and the verdict once there is one.
+        var work = SharedWork<Waiter, ImageLoadResponse, WebImageError>()
         var priority: DownloadPriority
         var body = Data()
         var expectedBytes: Int?
         var response: HTTPURLResponse?
+        /// The status of the last response received, even one refused (for ``report``).
+        var statusCode: Int?
         /// The response's header fields, names lowercased (read once: each lookup through
         /// `HTTPURLResponse` searches and lowercases all of them again).
         var headers: [String: String] = [:]
         var task: URLSessionDataTask?
-        var result: Result<ImageLoadResponse, WebImageError>?
         var enqueuedAt: ContinuousClock.Instant
         var startedAt: ContinuousClock.Instant?
         var respondedAt: ContinuousClock.Instant?
@@ -72,7 +75,7 @@ final class DownloadOperation: Sendable {
 
     var url: URL { request.url }
     var priority: DownloadPriority { state.withLock { $0.priority } }
-    var isFinished: Bool { state.withLock { $0.result != nil } }
+    var isFinished: Bool { state.withLock { $0.work.isFinished } }
 
     /// Raises the priority to `priority` if it is higher (a shared download runs at its most urgent waiter's).
     func raisePriority(to priority: DownloadPriority) {
@@ -86,48 +89,71 @@ final class DownloadOperation: Sendable {
     // MARK: Waiters
     //
     // A caller is first *reserved* (under the scheduler's lock, when it finds or creates the
-    // operation), then *added* with its continuation. A reserved caller counts as waiting, so the
-    // operation cannot be abandoned between the two steps.
+    // operation), then *added* with its continuation; ``SharedWork`` has the rules. When the last
+    // caller leaves, the operation fails itself with a cancellation at once, under its lock, so a
+    // caller the scheduler finds it for at that moment is refused (and starts a new operation).
 
     /// Reserves a place for caller `id`.
-    func reserve(_ id: UInt64) {
-        state.withLock { _ = $0.reserved.insert(id) }
+    /// - Returns: whether it has one: `false` once the operation has its verdict.
+    @discardableResult
+    func reserve(_ id: UInt64) -> Bool {
+        state.withLock { $0.work.reserve(id) }
     }
 
-    /// Registers reserved caller `id`. Resumes it at once if it was cancelled before getting here or
-    /// if the download has already finished.
-    /// - Returns: whether no caller waits any more (when this caller was cancelled before joining).
-    func addWaiter(_ id: UInt64, continuation: Continuation, progress: ImageLoadProgressHandler?) -> Bool {
-        let (immediate, nobodyLeft): (Result<ImageLoadResponse, WebImageError>?, Bool) = state.withLock { state in
-            state.reserved.remove(id)
-            if state.cancelledBeforeJoining.remove(id) != nil {
-                return (.failure(.cancelled(url: url)), state.waiters.isEmpty && state.reserved.isEmpty)
+    /// Registers reserved caller `id`. Resumes it at once if it left before getting here or if the
+    /// download has already finished.
+    func addWaiter(_ id: UInt64, continuation: Continuation, progress: ImageLoadProgressHandler?) {
+        let action = state.withLock { state in
+            state.work.attach(id, Waiter(continuation: continuation, progress: progress, needsCatchUp: !state.body.isEmpty))
+        }
+        if case .resume(let outcome) = action { continuation.resume(with: outcome.mapError { $0 as any Error }) }
+    }
+
+    /// Removes a cancelled caller, resuming it with ``WebImageError/cancelled(url:)``; when nobody
+    /// else wants the download it stops (and keeps its partial bytes, if it can resume).
+    func removeWaiter(_ id: UInt64) {
+        let cancellation = WebImageError.cancelled(url: url)
+        let (action, conclusion) = state.withLock { state -> (SharedWork<Waiter, ImageLoadResponse, WebImageError>.LeaveAction, Conclusion?) in
+            let action = state.work.leave(id, cancellation: cancellation)
+            switch action {
+            case .none, .resume: return (action, nil)
+            case .resumeAndAbandon, .abandon: return (action, Self.conclude(&state, with: .failure(cancellation)))
             }
-            if let result = state.result { return (result, false) }
-            state.waiters[id] = Waiter(continuation: continuation, progress: progress, needsCatchUp: !state.body.isEmpty)
-            return (nil, false)
         }
-        if let immediate { continuation.resume(with: immediate.mapError { $0 as any Error }) }
-        return nobodyLeft
+        switch action {
+        case .none: break
+        case .resume(let waiter): waiter.continuation.resume(throwing: cancellation)
+        case .resumeAndAbandon(let waiter): settle(conclusion!, outcome: .failure(cancellation), waiters: [waiter])
+        case .abandon: settle(conclusion!, outcome: .failure(cancellation))
+        }
     }
 
-    /// Removes a cancelled caller, resuming it with ``WebImageError/cancelled(url:)``.
-    /// - Returns: whether no caller waits any more (the download may then be abandoned).
-    func removeWaiter(_ id: UInt64) -> Bool {
-        let (waiter, nobodyLeft): (Waiter?, Bool) = state.withLock { state in
-            let waiter = state.waiters.removeValue(forKey: id)
-            if waiter == nil && state.reserved.contains(id) { state.cancelledBeforeJoining.insert(id) }
-            return (waiter, state.waiters.isEmpty && state.reserved.isEmpty)
+    /// What ``WebImageEvent/downloadFinished(_:)`` says of this fetch (once it has its verdict).
+    var report: DownloadReport {
+        state.withLock { state in
+            var metrics = DownloadMetrics()
+            var error: WebImageError?
+            switch state.work.outcome {
+            case .success(let response): metrics = response.metrics
+            case .failure(let failure): error = failure
+            case nil: break
+            }
+            if error != nil, let startedAt = state.startedAt {
+                metrics.queuedDuration = startedAt - state.enqueuedAt
+                metrics.transferDuration = (state.respondedAt ?? .now) - startedAt
+                metrics.redirectCount = state.redirects
+            }
+            return DownloadReport(url: url, statusCode: state.statusCode,
+                                  receivedBytes: (try? state.work.outcome?.get())?.data.count ?? metrics.receivedBytes,
+                                  metrics: metrics, error: error)
         }
-        waiter?.continuation.resume(throwing: WebImageError.cancelled(url: url))
-        return nobodyLeft && waiter != nil
     }
 
     /// The callers waiting or about to.
-    var callerCount: Int { state.withLock { $0.waiters.count + $0.reserved.count } }
+    var callerCount: Int { state.withLock { $0.work.callerCount } }
 
     /// Whether any caller waits or is about to.
-    var isWanted: Bool { state.withLock { !$0.waiters.isEmpty || !$0.reserved.isEmpty } }
+    var isWanted: Bool { state.withLock { $0.work.isWanted } }
 
     // MARK: Transfer (called on the session's delegate queue)
 
@@ -171,7 +197,7 @@ final class DownloadOperation: Sendable {
     /// and its cancel ends it.
     func answerRedirect(maxRedirects: Int, request: URLRequest, _ answer: (URLRequest?) -> Void) {
         state.withLock { state in
-            guard state.result == nil else { return }
+            guard !state.work.isFinished else { return }
             state.redirects += 1
             answer(state.redirects <= maxRedirects ? request : nil)
         }
@@ -195,6 +221,7 @@ final class DownloadOperation: Sendable {
         }
         let headers = Self.lowercasedHeaderFields(of: http)
         let (redirects, verdict) = state.withLock { state in
+            state.statusCode = http.statusCode
             let verdict = state.resumption.evaluate(statusCode: http.statusCode, headers: headers)
             if verdict == .restart {
                 state.restartRequested = true
@@ -264,7 +291,7 @@ final class DownloadOperation: Sendable {
             state.expectedBytes = total
             state.body = prefix
             state.body.reserveCapacity(total)
-            for id in state.waiters.keys { state.waiters[id]?.needsCatchUp = true }
+            state.work.updateWaiters { _, waiter in waiter.needsCatchUp = true }
         }
         return true
     }
@@ -273,15 +300,15 @@ final class DownloadOperation: Sendable {
     func received(_ chunk: Data, maxBytes: Int) -> Bool {
         var deliveries: [(ImageLoadProgressHandler, ImageLoadProgress)] = []
         let withinLimit: Bool = state.withLock { state in
-            guard state.result == nil else { return true }
+            guard !state.work.isFinished else { return true }
             state.body.append(chunk)
             guard state.body.count <= maxBytes else { return false }
-            let received = state.body.count
-            for (id, waiter) in state.waiters {
-                guard let handler = waiter.progress else { continue }
-                let data = waiter.needsCatchUp ? state.body : chunk
-                state.waiters[id]?.needsCatchUp = false
-                deliveries.append((handler, ImageLoadProgress(receivedBytes: received, expectedBytes: state.expectedBytes, chunk: data)))
+            let received = state.body.count, body = state.body, expected = state.expectedBytes
+            state.work.updateWaiters { _, waiter in
+                guard let handler = waiter.progress else { return }
+                let data = waiter.needsCatchUp ? body : chunk
+                waiter.needsCatchUp = false
+                deliveries.append((handler, ImageLoadProgress(receivedBytes: received, expectedBytes: expected, chunk: data)))
             }
             return true
         }
@@ -305,7 +332,7 @@ final class DownloadOperation: Sendable {
     /// Ends the transfer with the session's verdict and resumes every waiter.
     func completed(error: (any Error)?, config: DownloaderConfig) {
         let outcome: Result<ImageLoadResponse, WebImageError> = state.withLock { state in
-            if let result = state.result { return result }
+            if let outcome = state.work.outcome { return outcome }
             let finishedAt = ContinuousClock.now
             if let error {
                 let urlError = error as? URLError ?? URLError(.unknown)
@@ -358,28 +385,41 @@ final class DownloadOperation: Sendable {
         finish(with: .failure(error))
     }
 
+    /// What is left to do, after the lock, once the operation has its verdict.
+    private struct Conclusion {
+        var task: URLSessionDataTask?
+        var leftover: PartialDownload?
+        var succeeded: Bool
+    }
+
+    /// Takes what the verdict leaves to do (under the lock, once the machine has the verdict).
+    private static func conclude(_ state: inout State, with result: Result<ImageLoadResponse, WebImageError>) -> Conclusion {
+        var leftover: PartialDownload?
+        if case .failure(let error) = result { leftover = state.resumption.leftover(body: state.body, error: error) }
+        state.body = Data()   // a successful response holds its own reference to the bytes
+        return Conclusion(task: state.task, leftover: leftover, succeeded: state.resumption.isEligible && (try? result.get()) != nil)
+    }
+
     private func finish(with result: Result<ImageLoadResponse, WebImageError>) {
-        typealias Taken = (waiters: [Waiter], task: URLSessionDataTask?, leftover: PartialDownload?, succeeded: Bool)
-        let taken: Taken? = state.withLock { state in
-            guard state.result == nil else { return nil }   // the first verdict wins
-            state.result = result
-            let waiters = Array(state.waiters.values)
-            state.waiters.removeAll()
-            var leftover: PartialDownload?
-            if case .failure(let error) = result { leftover = state.resumption.leftover(body: state.body, error: error) }
-            state.body = Data()   // a successful response holds its own reference to the bytes
-            let succeeded = state.resumption.isEligible && (try? result.get()) != nil
-            return (waiters, state.task, leftover, succeeded)
+        let taken = state.withLock { state -> (waiters: [Waiter], conclusion: Conclusion)? in
+            guard case .resume(let waiters) = state.work.finish(result) else { return nil }   // the first verdict wins
+            return (waiters, Self.conclude(&state, with: result))
         }
         guard let taken else { return }
-        if case .failure = result { taken.task?.cancel() }
+        settle(taken.conclusion, outcome: result, waiters: taken.waiters)
+    }
+
+    /// Stops the transfer of a failed operation, keeps or drops its URL's partial, resumes the
+    /// waiters and frees the scheduler's slot.
+    private func settle(_ conclusion: Conclusion, outcome: Result<ImageLoadResponse, WebImageError>, waiters: [Waiter] = []) {
+        if case .failure = outcome { conclusion.task?.cancel() }
         // Before any waiter hears the verdict, so that a retry it makes finds (or no longer finds) the bytes.
-        if let leftover = taken.leftover {
+        if let leftover = conclusion.leftover {
             partials?.keep(leftover, forKey: partialKey)
-        } else if taken.succeeded {
+        } else if conclusion.succeeded {
             partials?.remove(partialKey)
         }
-        for waiter in taken.waiters { waiter.continuation.resume(with: result.mapError { $0 as any Error }) }
+        for waiter in waiters { waiter.continuation.resume(with: outcome.mapError { $0 as any Error }) }
         onFinish(self)
     }
 }

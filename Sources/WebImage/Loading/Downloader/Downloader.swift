@@ -29,14 +29,26 @@ import FoundationNetworking
 ///   and a successful download drops its URL's kept bytes. They live in memory only, never in a cache.
 ///
 /// Streaming goes through URLSession's data delegate (Linux has no `bytes(for:)`); the session stores
-/// no cache and no cookies unless a request asks for cookies. Its bookkeeping sits behind a lock, so
-/// no call hops onto the actor; network tasks are created and resumed on a serial queue of the
-/// downloader's, because URLSession makes the thread that does it wait for the session's own queue.
-public actor Downloader: ImageLoader {
+/// no cache and no cookies unless a request asks for cookies.
+///
+/// ## Concurrency: a lock-based class, not an actor
+///
+/// The engine (this folder; the map is in `DownloadScheduler.swift`) keeps its state behind locks,
+/// so no call hops anywhere and URLSession's callbacks touch it directly:
+///
+/// - which downloads exist, queue and run: the `DownloadScheduler`'s `Mutex`;
+/// - each download's waiters, bytes and verdict: its `DownloadOperation`'s `Mutex` (a ``SharedWork``
+///   machine inside), taken after the scheduler's lock, never before;
+/// - network tasks are created and resumed on a serial dispatch queue of the downloader's, because
+///   URLSession makes the thread that does it wait for the session's own queue; URLSession calls
+///   back on one serial delegate queue per downloader.
+///
+/// A caller's task only ever waits on a continuation; nothing blocks a thread of the cooperative pool.
+public final class Downloader: ImageLoader {
     /// The downloader ``WebImageManager/shared`` uses, with the default ``DownloaderConfig``.
     public static let shared = Downloader()
 
-    private nonisolated let scheduler: DownloadScheduler
+    private let scheduler: DownloadScheduler
 
     /// Creates a downloader with its own URLSession.
     /// - Parameter config: limits, headers and checks; default `DownloaderConfig()`, whose defaults each property documents.
@@ -45,10 +57,10 @@ public actor Downloader: ImageLoader {
     }
 
     /// The configuration in force. Change it with ``updateConfig(_:)``.
-    public nonisolated var config: DownloaderConfig { scheduler.state.withLock { $0.config } }
+    public var config: DownloaderConfig { scheduler.config }
 
     /// Whether `url` is `http` or `https`.
-    public nonisolated func canLoad(_ url: URL) -> Bool {
+    public func canLoad(_ url: URL) -> Bool {
         let scheme = url.scheme?.lowercased()
         return scheme == "http" || scheme == "https"
     }
@@ -64,19 +76,17 @@ public actor Downloader: ImageLoader {
     ///   caller's task is cancelled, `timedOut`, `badStatusCode`, `unacceptableContentType`,
     ///   `responseTooLarge`, `truncatedResponse`, `emptyResponse`, `notModified` (conditional requests),
     ///   `tooManyRedirects`, `rejected`, `transport`.
-    public nonisolated func load(_ request: ImageLoadRequest, progress: ImageLoadProgressHandler? = nil) async throws -> ImageLoadResponse {
+    public func load(_ request: ImageLoadRequest, progress: ImageLoadProgressHandler? = nil) async throws -> ImageLoadResponse {
         guard canLoad(request.url), request.url.host != nil else { throw WebImageError.invalidURL(request.url.absoluteString) }
+        if scheduler.isShutDown { throw WebImageError.shutDown(url: request.url) }
         if Task.isCancelled { throw WebImageError.cancelled(url: request.url) }
         let (operation, waiterID) = scheduler.join(request)
-        let scheduler = self.scheduler
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if operation.addWaiter(waiterID, continuation: continuation, progress: progress) {
-                    scheduler.abandonIfUnwanted(operation)
-                }
+                operation.addWaiter(waiterID, continuation: continuation, progress: progress)
             }
         } onCancel: {
-            if operation.removeWaiter(waiterID) { scheduler.abandonIfUnwanted(operation) }
+            operation.removeWaiter(waiterID)
         }
     }
 
@@ -86,42 +96,62 @@ public actor Downloader: ImageLoader {
     /// A slow consumer gets the chunks that arrived meanwhile merged into one event, so the stream
     /// never holds more than the bytes not yet consumed. Ending the iteration early or cancelling
     /// the consuming task cancels this caller's load (not a download other callers share).
-    public nonisolated func events(for request: ImageLoadRequest) -> DownloadEventStream {
+    public func events(for request: ImageLoadRequest) -> DownloadEventStream {
         DownloadEventStream { progress in try await self.load(request, progress: progress) }
     }
 
     /// Sets (or, with `nil`, removes) a header field sent with every request from now on.
-    public nonisolated func setValue(_ value: String?, forHTTPHeaderField field: String) {
+    public func setValue(_ value: String?, forHTTPHeaderField field: String) {
         scheduler.updateConfig { $0.httpHeaders[field] = value }
     }
 
     /// Changes the configuration; a higher concurrency limit starts queued downloads at once.
-    public nonisolated func updateConfig(_ change: (inout DownloaderConfig) -> Void) {
+    public func updateConfig(_ change: (inout DownloaderConfig) -> Void) {
         scheduler.updateConfig(change)
     }
 
     /// Downloads running now.
-    public nonisolated var currentDownloadCount: Int { scheduler.state.withLock { $0.running.count } }
+    public var currentDownloadCount: Int { scheduler.runningCount }
 
     /// Downloads waiting for a slot.
-    public nonisolated var queuedDownloadCount: Int { scheduler.state.withLock { $0.queued.count } }
+    public var queuedDownloadCount: Int { scheduler.queuedCount }
 
     /// Network tasks started since the downloader was created (shared downloads count once).
-    public nonisolated var startedDownloadCount: Int { scheduler.state.withLock { $0.totalStarted } }
+    public var startedDownloadCount: Int { scheduler.startedCount }
 
     /// The partials of cut-short downloads kept for resuming (for tests and diagnostics).
-    nonisolated var partials: PartialDownloadStore { scheduler.partials }
+    var partials: PartialDownloadStore { scheduler.partials }
 
     /// The downloads whose total deadline is being watched (for tests).
-    nonisolated var watchedDeadlineCount: Int { scheduler.watchedDeadlineCount }
+    var watchedDeadlineCount: Int { scheduler.watchedDeadlineCount }
 
     /// The callers waiting on the download for `request` (0 when none is under way).
-    nonisolated func callerCount(for request: ImageLoadRequest) -> Int {
+    func callerCount(for request: ImageLoadRequest) -> Int {
         scheduler.callerCount(for: request)
     }
 
     /// Cancels every queued and running download; every waiting caller gets ``WebImageError/cancelled(url:)``.
-    public nonisolated func cancelAll() {
+    public func cancelAll() {
         scheduler.cancelAll()
+    }
+
+    /// Receives a ``WebImageEvent/downloadFinished(_:)`` per network fetch (refusals and failures
+    /// included); default `nil`. ``WebImageManager/observer`` sets it for the manager's downloader.
+    public var observer: (any WebImageObserver)? {
+        get { scheduler.observer.current }
+        set { scheduler.observer.current = newValue }
+    }
+
+    /// Stops for good: every queued and running download is cancelled (its callers get
+    /// ``WebImageError/cancelled(url:)``), later loads throw ``WebImageError/shutDown(url:)``, and the
+    /// URLSessions are invalidated (their connections closed). Calling it again does nothing.
+    public func shutdown() async {
+        scheduler.shutdown()
+    }
+}
+
+extension Downloader: ObservableLoader {
+    func setObserver(_ observer: (any WebImageObserver)?) {
+        self.observer = observer
     }
 }

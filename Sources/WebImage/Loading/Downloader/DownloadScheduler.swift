@@ -6,10 +6,23 @@ import FoundationNetworking
 
 /// The bookkeeping of a ``Downloader``: which operations exist, which wait for a slot, which run.
 ///
+/// The downloader engine, one idea per file:
+///
+/// - `Downloader.swift`: the public face (join a download, wait, leave when cancelled);
+/// - `DownloadScheduler.swift` (this file): operations by request, the queue, the slots, launching;
+/// - `DownloadOperation.swift`: one shared fetch: its waiters (a ``SharedWork`` machine), bytes, verdict;
+/// - `DownloadQueue.swift`: the priority + FIFO/LIFO queue of operations waiting for a slot;
+/// - `SessionDelegate.swift`: URLSession's callbacks, routed to operations;
+/// - `DownloadDeadlines.swift`: the total time-out, to the millisecond, on one timer;
+/// - `DownloadResumption.swift`, `PartialDownload.swift`, `PartialDownloadStore.swift`: resuming cut-short downloads;
+/// - `DownloaderConfig.swift`, `DownloadEventStream.swift`, `DownloadReport.swift`, `RetryAfter.swift`: the rest of the surface.
+///
 /// It sits behind one `Mutex` rather than on an actor so that a caller joining and a download
 /// finishing (on URLSession's delegate queue) cost no thread hop. Nothing is ever awaited or started
 /// under the lock: work to launch is collected and done after it is released, on a serial queue of
-/// its own (``launchQueue``).
+/// its own (``launchQueue``). Invariants, checked after every change in debug builds: an operation
+/// is never both queued and running, and every running one is in the table of operations or has
+/// its verdict.
 final class DownloadScheduler: Sendable {
     /// One configuration, shared by reference: the session delegate looks it up on every
     /// callback, and copying the struct each time (its dictionaries, sets and closures) showed in
@@ -22,7 +35,7 @@ final class DownloadScheduler: Sendable {
         }
     }
 
-    struct State {
+    private struct State {
         var settings: Settings
         var config: DownloaderConfig { settings.config }
         var operations: [String: DownloadOperation] = [:]
@@ -30,9 +43,21 @@ final class DownloadScheduler: Sendable {
         var running: [ObjectIdentifier: DownloadOperation] = [:]
         var sequence: UInt64 = 0
         var totalStarted = 0
+        var isShutDown = false
+
+        func checkInvariants() {
+            #if DEBUG
+            for (id, operation) in running {
+                precondition(ObjectIdentifier(operation) == id, "DownloadScheduler: a running operation under another's id")
+                precondition(!queued.contains(operation), "DownloadScheduler: an operation both queued and running")
+            }
+            #endif
+        }
     }
 
-    let state: Mutex<State>
+    private let state: Mutex<State>
+    /// Where finished downloads are reported (``Downloader/observer``).
+    let observer = ObserverSlot()
     /// The partials of downloads cut short, for the next request of their URL to continue.
     let partials: PartialDownloadStore
     private let delegate = SessionDelegate()
@@ -71,7 +96,9 @@ final class DownloadScheduler: Sendable {
         let (operation, waiterID, launches) = state.withLock { state in
             let key = Self.key(for: request)
             let operation: DownloadOperation
-            if let existing = state.operations[key], !existing.isFinished {
+            state.sequence += 1
+            let waiterID = state.sequence
+            if let existing = state.operations[key], existing.reserve(waiterID) {
                 operation = existing
                 if request.priority > operation.priority {
                     operation.raisePriority(to: request.priority)
@@ -83,12 +110,13 @@ final class DownloadScheduler: Sendable {
                                               partials: partials) { [weak self] finished in
                     self?.finished(finished)
                 }
+                operation.reserve(waiterID)
                 state.operations[key] = operation
                 state.queued.append(operation)
             }
-            state.sequence += 1
-            operation.reserve(state.sequence)
-            return (operation, state.sequence, Self.dequeue(&state))
+            let launches = Self.dequeue(&state)
+            state.checkInvariants()
+            return (operation, waiterID, launches)
         }
         launchSoon(launches)
         return (operation, waiterID)
@@ -102,16 +130,42 @@ final class DownloadScheduler: Sendable {
         state.withLock { $0.operations[Self.key(for: request)]?.callerCount ?? 0 }
     }
 
-    /// Frees the slot of a finished operation and starts the next queued ones.
+    /// Frees the slot of a finished operation, starts the next queued ones, and reports the fetch.
     func finished(_ operation: DownloadOperation) {
         let launches = state.withLock { state in
             if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
             state.queued.remove(operation)
             state.running[ObjectIdentifier(operation)] = nil
-            return Self.dequeue(&state)
+            let launches = Self.dequeue(&state)
+            state.checkInvariants()
+            return launches
         }
         deadlines.forget(operation)
         launchSoon(launches)
+        observer.emit { .downloadFinished(operation.report) }
+    }
+
+    /// The configuration in force.
+    var config: DownloaderConfig { state.withLock { $0.config } }
+    /// Downloads running now.
+    var runningCount: Int { state.withLock { $0.running.count } }
+    /// Downloads waiting for a slot.
+    var queuedCount: Int { state.withLock { $0.queued.count } }
+    /// Network tasks started since the downloader was created.
+    var startedCount: Int { state.withLock { $0.totalStarted } }
+    /// Whether ``shutdown()`` was called.
+    var isShutDown: Bool { state.withLock { $0.isShutDown } }
+
+    /// Cancels everything and invalidates the sessions, once.
+    func shutdown() {
+        let first = state.withLock { state in
+            defer { state.isShutDown = true }
+            return !state.isShutDown
+        }
+        guard first else { return }
+        cancelAll()
+        session.invalidateAndCancel()
+        cookieSession.invalidateAndCancel()
     }
 
     /// Where network tasks are created and resumed. Both calls wait for the URLSession's own work
@@ -128,12 +182,6 @@ final class DownloadScheduler: Sendable {
         if !launches.isEmpty { launchQueue.async { self.launch(launches) } }
     }
 
-    /// Cancels `operation` if nobody waits for it any more.
-    func abandonIfUnwanted(_ operation: DownloadOperation) {
-        guard !operation.isWanted, !operation.isFinished else { return }
-        operation.fail(.cancelled(url: operation.url))
-    }
-
     /// Changes the configuration and starts whatever a higher limit now allows; a lower
     /// ``DownloaderConfig/maxResumableDataBytes`` drops the partials that no longer fit.
     func updateConfig(_ change: (inout DownloaderConfig) -> Void) {
@@ -141,7 +189,9 @@ final class DownloadScheduler: Sendable {
             var config = state.settings.config
             change(&config)
             state.settings = Settings(config)
-            return (Self.dequeue(&state), config.maxResumableDataBytes)
+            let launches = Self.dequeue(&state)
+            state.checkInvariants()
+            return (launches, config.maxResumableDataBytes)
         }
         partials.setLimit(resumableLimit)
         launchSoon(launches)
@@ -154,6 +204,7 @@ final class DownloadScheduler: Sendable {
             state.operations.removeAll()
             state.queued.removeAll()
             state.running.removeAll()
+            state.checkInvariants()
             return all
         }
         deadlines.forgetAll()
