@@ -165,7 +165,8 @@ struct FetchCommand {
             Console.write(row.line + "\n")
         }
         let summary = ["network", "disk", "memory"].map { "\(tiers[$0] ?? 0) from \($0)" }.joined(separator: ", ")
-        Console.error("fetched \(urls.count - failures) of \(urls.count) (\(summary)), \(failures) failed, in \(DemoCommand.milliseconds(ContinuousClock.now - start)) ms\n")
+        let peak = ProcessMemory.peakResidentMiB().map { ", peak memory \($0) MiB" } ?? ""
+        Console.error("fetched \(urls.count - failures) of \(urls.count) (\(summary)), \(failures) failed, in \(DemoCommand.milliseconds(ContinuousClock.now - start)) ms\(peak)\n")
         return failures == 0 ? 0 : 1
     }
 

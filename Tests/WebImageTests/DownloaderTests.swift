@@ -511,8 +511,11 @@ final class Gate: Sendable {
         // 100 s of drip each: cancelAll lands mid-body however slowly a loaded machine runs this test.
         for index in 0..<3 { server.route("/all\(index)", TestResponse(body: body, drip: (chunkSize: 20, interval: .milliseconds(100)))) }
         let downloader = Downloader(config: Self.patient(DownloaderConfig(maxConcurrentDownloads: 2)))
-        let tasks = (0..<3).map { index in Task { try await downloader.load(ImageLoadRequest(url: server.url("/all\(index)"))) } }
+        // The third is started only once the first two hold both slots, so it is the one that queues.
+        var tasks = (0..<2).map { index in Task { try await downloader.load(ImageLoadRequest(url: server.url("/all\(index)"))) } }
         try await waitUntil { server.totalRequestCount == 2 }
+        tasks.append(Task { try await downloader.load(ImageLoadRequest(url: server.url("/all2"))) })
+        try await waitUntil { downloader.queuedDownloadCount == 1 }
         downloader.cancelAll()
         for task in tasks {
             await #expect(throws: WebImageError.self) { try await task.value }

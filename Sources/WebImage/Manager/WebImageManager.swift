@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// A load checks the failed-URL blocklist, queries the cache (memory, then disk), derives thumbnails
 /// and transforms from a cached original when it can, downloads otherwise, decodes and transforms
-/// off any actor, stores the result, and returns exactly one result or throws one ``WebImageError``.
+/// in the load's own task, stores the result, and returns exactly one result or throws one ``WebImageError``.
 /// Partial images, progress and the cached image of a revalidation are events
 /// (``imageEvents(url:options:context:)``), never extra results.
 ///

@@ -3,8 +3,8 @@ import Foundation
 /// Makes a new image from a decoded one (SDWebImage's `SDImageTransformer`): a resize, a crop, round
 /// corners, or a pipeline of several.
 ///
-/// ``WebImageManager`` applies the transformer of a load's ``WebImageContext`` after decoding, off
-/// its actor, and caches the result under the original key with ``key`` inserted (see
+/// ``WebImageManager`` applies the transformer of a load's ``WebImageContext`` after decoding, in
+/// the load's own task, and caches the result under the original key with ``key`` inserted (see
 /// ``WebImageManager/cacheKey(for:context:)``). Transformers must be pure: the same input and
 /// parameters always give the same output, and the input image is never changed.
 public protocol ImageTransformer: Sendable {
