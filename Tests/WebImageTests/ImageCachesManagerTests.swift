@@ -93,4 +93,27 @@ import Testing
         let manager = ImageCachesManager(caches: [fast, SlowCache(base: onDisk, gate: .milliseconds(1))], queryPolicy: .serial)
         #expect(try await manager.query(forKey: "k", query: ImageCacheQuery())?.cacheType == .disk)
     }
+
+    @Test func flushRunAndShutdownReachEveryCache() async throws {
+        let directories = [TemporaryDirectory(), TemporaryDirectory()]
+        defer { directories.forEach { $0.remove() } }
+        let caches = directories.map { ImageCache(directory: $0.url, config: ImageCacheConfig(diskSweepInterval: .milliseconds(10))) }
+        let observers = caches.map { cache in
+            let observer = RecordingObserver()
+            cache.observer = observer
+            return observer
+        }
+        let manager = ImageCachesManager(caches: caches)
+        for (index, cache) in caches.enumerated() { cache.storeInBackground(try image(UInt8(index)), data: Data([1, 2, 3]), forKey: "k") }
+        await manager.flush()
+        for cache in caches { #expect(await cache.diskCount() == 1) }
+        let running = Task { await manager.run() }
+        try await waitUntil { observers.allSatisfy { $0.sweeps.count >= 2 } }
+        #expect(observers.allSatisfy { $0.sweeps.count >= 2 }, "run() sweeps every cache")
+        running.cancel()
+        await running.value
+        await manager.shutdown()
+        let allShutDown = caches.allSatisfy { $0.isShutDown }
+        #expect(allShutDown)
+    }
 }

@@ -17,9 +17,9 @@ import Testing
             return 42
         }
         let cancellation = WebImageError.cancelled(url: url)
-        async let first = coalescer.run(key: "k", cancellation: cancellation, events: nil, joined: { _ in }, work: work)
+        async let first = coalescer.run(key: "k", cancellation: cancellation, refusal: .shutDown(url: url), events: nil, joined: { _ in }, work: work)
         try await waitUntil { coalescer.callerCount(forKey: "k") == 1 }
-        async let second = coalescer.run(key: "k", cancellation: cancellation, events: nil, joined: { #expect($0) }, work: work)
+        async let second = coalescer.run(key: "k", cancellation: cancellation, refusal: .shutDown(url: url), events: nil, joined: { #expect($0) }, work: work)
         try await waitUntil { coalescer.callerCount(forKey: "k") == 2 }
         release.open()
         let results = try await [first, second]
@@ -32,7 +32,7 @@ import Testing
         let coalescer = LoadCoalescer<Int>()
         let sawCancellation = Mutex(false)
         let caller = Task {
-            try await coalescer.run(key: "k", cancellation: .cancelled(url: url), events: nil, joined: { _ in }) { _ async throws(WebImageError) in
+            try await coalescer.run(key: "k", cancellation: .cancelled(url: url), refusal: .shutDown(url: url), events: nil, joined: { _ in }) { _ async throws(WebImageError) in
                 while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
                 sawCancellation.withLock { $0 = true }
                 throw .cancelled(url: url)
@@ -50,7 +50,7 @@ import Testing
     @Test func cancelAllResumesEveryCallerWithItsCancellation() async throws {
         let coalescer = LoadCoalescer<Int>()
         let caller = Task {
-            try await coalescer.run(key: "k", cancellation: .cancelled(url: url), events: nil, joined: { _ in }) { _ async throws(WebImageError) in
+            try await coalescer.run(key: "k", cancellation: .cancelled(url: url), refusal: .shutDown(url: url), events: nil, joined: { _ in }) { _ async throws(WebImageError) in
                 try? await Task.sleep(for: .seconds(30))
                 return 1
             }
@@ -59,5 +59,31 @@ import Testing
         coalescer.cancelAll()
         await #expect(throws: WebImageError.cancelled(url: url)) { try await caller.value }
         await coalescer.waitUntilIdle()
+    }
+}
+
+extension LoadCoalescerTests {
+    @Test func aClosedCoalescerRefusesNewWorkAndIdleMeansEveryTaskHasReturned() async throws {
+        let coalescer = LoadCoalescer<Int>()
+        let bodyReturned = Mutex(false)
+        let caller = Task {
+            try await coalescer.run(key: "k", cancellation: .cancelled(url: url), refusal: .shutDown(url: url), events: nil,
+                                    joined: { _ in }) { _ async throws(WebImageError) in
+                try? await Task.sleep(for: .seconds(30))
+                try? await Task.sleep(for: .milliseconds(50))   // still running after its outcome was decided
+                bodyReturned.withLock { $0 = true }
+                return 1
+            }
+        }
+        try await waitUntil { coalescer.isRunning }
+        coalescer.close()
+        await #expect(throws: WebImageError.shutDown(url: url)) {
+            try await coalescer.run(key: "other", cancellation: .cancelled(url: url), refusal: .shutDown(url: url), events: nil,
+                                    joined: { _ in }) { _ async throws(WebImageError) in 2 }
+        }
+        coalescer.cancelAll()   // the outcome is decided now; the task's body goes on for 50 ms
+        await #expect(throws: WebImageError.cancelled(url: url)) { try await caller.value }
+        await coalescer.waitUntilIdle()
+        #expect(bodyReturned.withLock { $0 }, "idle only once the work's task has returned")
     }
 }

@@ -33,7 +33,7 @@ public actor DiskCache {
     private var index: [String: Entry] = [:]
     private var indexedBytes = 0
     private var sweepTask: Task<Void, Never>?
-    /// Set by ``stopSweeping()`` and while ``runSweeps()`` runs: no sweep task of the cache's own then.
+    /// Cleared for good by ``stopSweeping()`` (which ``runSweeps()`` calls): no sweep task of the cache's own after.
     private var ownsSweeping = true
     /// Where sweeps are reported (``ImageCache/observer`` sets it).
     nonisolated let observerSlot = ObserverSlot()

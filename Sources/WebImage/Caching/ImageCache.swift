@@ -213,13 +213,9 @@ public final class ImageCache: ImageCaching {
     /// drains the pool of spare pixel buffers. Call it when the process nears its memory limit, or
     /// let ``MemoryPressureMonitor`` call it. ``clear(_:)`` is the call that forgets everything.
     public func handleMemoryPressure() {
-        let before = memoryCache.evictionTotals
-        memoryCache.trim(toCount: 0)
+        let evicted = memoryCache.trimCountingEvictions(toCount: 0)
         PixelBufferPool.shared.drain()
-        if observerSlot.isObserved {
-            let after = memoryCache.evictionTotals
-            observerSlot.emit { .memoryEvicted(count: after.count - before.count, cost: after.cost - before.cost) }
-        }
+        if evicted.count > 0 { observerSlot.emit { .memoryEvicted(count: evicted.count, cost: evicted.cost) } }
     }
 
     // MARK: Lifecycle and observation

@@ -123,4 +123,33 @@ public final class ImageCachesManager: ImageCaching {
             }
         }
     }
+
+    /// Flushes every cache, concurrently.
+    public func flush() async {
+        await everyCache { await $0.flush() }
+    }
+
+    /// Runs every cache's background work concurrently in the calling task; returns when that task
+    /// is cancelled (and every cache's `run()` has returned).
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await waitForCancellation() }   // returns on cancellation even with no cache
+            for cache in caches {
+                group.addTask { await cache.run() }
+            }
+        }
+    }
+
+    /// Shuts every cache down, concurrently.
+    public func shutdown() async {
+        await everyCache { await $0.shutdown() }
+    }
+
+    private func everyCache(_ body: @escaping @Sendable (any ImageCaching) async -> Void) async {
+        await withTaskGroup(of: Void.self) { group in
+            for cache in caches {
+                group.addTask { await body(cache) }
+            }
+        }
+    }
 }

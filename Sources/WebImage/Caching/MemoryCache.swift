@@ -150,8 +150,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    /// Evictions and their total cost since the cache was created (one lock).
-    var evictionTotals: (count: Int, cost: Int) { state.withLock { ($0.evictionCount, $0.evictedCost) } }
+    /// ``trim(toCount:)`` that also says what it evicted (for an observed ``ImageCache``).
+    func trimCountingEvictions(toCount count: Int) -> (count: Int, cost: Int) {
+        state.withLock { state in
+            let before = (count: state.evictionCount, cost: state.evictedCost)
+            while state.lru.count > max(count, 0), let node = state.lru.removeLeastRecentlyUsed() { evicted(node, in: &state) }
+            return (state.evictionCount - before.count, state.evictedCost - before.cost)
+        }
+    }
 
     /// Reads or writes the entry for `key` (a write stores with cost 0; assigning `nil` removes).
     public subscript(key: Key) -> Value? {

@@ -181,7 +181,7 @@ struct ImageLoadPipeline: Sendable {
         }
         await storeResultInMemory(image, data: resultData, metadata: metadata)
         if originalTiers.includesDisk {
-            try await onDisk { try await originalCache.storeData(data, forKey: originalKey, metadata: metadata) }
+            try await onDisk(key: originalKey) { try await originalCache.storeData(data, forKey: originalKey, metadata: metadata) }
         }
         try await storeResultOnDisk(image, data: resultData, metadata: metadata)
     }
@@ -216,14 +216,14 @@ struct ImageLoadPipeline: Sendable {
                 try await cache.store(image, data: data, forKey: key, cacheType: .disk, metadata: metadata)
             }
         }
-        try await onDisk(write)
+        try await onDisk(key: key, write)
     }
 
-    /// Runs a disk write: awaited (its failure failing the load) with ``WebImageOptions/waitStoreCache``,
+    /// Runs the disk write of `key`: awaited (its failure failing the load) with ``WebImageOptions/waitStoreCache``,
     /// else in the background (a failure there loses only the disk copy).
-    private func onDisk(_ write: @escaping @Sendable () async throws -> Void) async throws(WebImageError) {
+    private func onDisk(key: String, _ write: @escaping @Sendable () async throws -> Void) async throws(WebImageError) {
         guard options.contains(.waitStoreCache) else {
-            let observer = self.observer, key = self.key
+            let observer = self.observer
             backgroundWrites.start {
                 do {
                     try await write()

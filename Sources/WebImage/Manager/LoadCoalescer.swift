@@ -18,11 +18,14 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
     private struct Waiter {
         var continuation: Continuation
         var events: EventHandler?
+        /// What this caller gets when the work is cancelled for everyone (its own URL).
+        var cancellation: WebImageError
     }
 
     private struct Entry {
         var key: String
-        /// What the callers get when the work is cancelled for them all (they share its key, so its URL).
+        /// The outcome recorded when the work is cancelled for everyone (each caller is resumed with
+        /// its own cancellation, see ``Waiter``).
         var cancellation: WebImageError
         var work = SharedWork<Waiter, Success, WebImageError>()
         var task: Task<Void, Never>?
@@ -34,8 +37,20 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
         /// The generation of the running entry of each key.
         var live: [String: UInt64] = [:]
         var sequence: UInt64 = 0
+        /// Work tasks started whose body has not returned yet (a finished entry's task may still be
+        /// running: cancelled, on its way out).
+        var runningTasks = 0
+        /// Set by ``close()``: new work is refused.
+        var isClosed = false
         /// Those waiting for no work to run (a shutdown).
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// The idle waiters to resume, when no entry runs and no task is left.
+        mutating func takeIdleWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
+            guard live.isEmpty, runningTasks == 0, !idleWaiters.isEmpty else { return [] }
+            defer { idleWaiters.removeAll() }
+            return idleWaiters
+        }
 
         /// Drops `generation` from the live table once it no longer runs, and forgets it once settled.
         /// - Returns: the idle waiters to resume, when no work runs any more.
@@ -44,9 +59,7 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
             if entry.work.isFinished, live[entry.key] == generation { live[entry.key] = nil }
             if entry.work.isSettled { entries[generation] = nil }
             checkInvariants()
-            guard live.isEmpty, !idleWaiters.isEmpty else { return [] }
-            defer { idleWaiters.removeAll() }
-            return idleWaiters
+            return takeIdleWaitersIfIdle()
         }
 
         func checkInvariants() {
@@ -72,11 +85,13 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
     /// Waits for the work of `key`, starting `work` if none is under way.
     /// - Parameters:
     ///   - cancellation: what this caller gets when its task is cancelled or the work is cancelled.
+    ///   - refusal: what this caller gets once the coalescer is closed (``close()``).
     ///   - joined: called (before waiting) with whether this caller joined work under way.
-    /// - Throws: the work's error, or `cancellation`.
-    func run(key: String, cancellation: WebImageError, events: EventHandler?, joined: (Bool) -> Void,
+    /// - Throws: the work's error, `cancellation`, or `refusal`.
+    func run(key: String, cancellation: WebImageError, refusal: WebImageError, events: EventHandler?, joined: (Bool) -> Void,
              work: @escaping Work) async throws(WebImageError) -> Success {
-        let (generation, id, starts) = state.withLock { state in
+        let registered = state.withLock { state -> (UInt64, UInt64, Bool)? in
+            guard !state.isClosed else { return nil }
             state.sequence += 1
             let id = state.sequence
             if let generation = state.live[key], state.entries[generation]?.work.reserve(id) == true {
@@ -87,19 +102,28 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
             _ = entry.work.reserve(id)
             state.entries[state.sequence] = entry
             state.live[key] = state.sequence
+            state.runningTasks += 1   // counted now, so that no idle waiter wakes before the task starts
             return (state.sequence, id, true)
         }
+        guard let (generation, id, starts) = registered else { throw refusal }
         joined(!starts)
         if starts { start(work, generation: generation) }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: Continuation) in
                     let action = state.withLock { state in
-                        let action = state.entries[generation]!.work.attach(id, Waiter(continuation: continuation, events: events))
+                        let action = state.entries[generation]!.work.attach(
+                            id, Waiter(continuation: continuation, events: events, cancellation: cancellation))
                         _ = state.tidy(generation)   // an attach never ends work, so never wakes an idle waiter
                         return action
                     }
-                    if case .resume(let outcome) = action { continuation.resume(with: outcome.mapError { $0 as any Error }) }
+                    if case .resume(let outcome) = action {
+                        // Work cancelled for everyone records one caller's cancellation; each gets its own.
+                        continuation.resume(with: outcome.mapError { error -> any Error in
+                            if case .cancelled = error { return cancellation }
+                            return error
+                        })
+                    }
                 }
             } onCancel: {
                 self.leave(id, generation: generation, cancellation: cancellation)
@@ -128,16 +152,21 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
         for waiter in idle { waiter.resume() }
         for entry in cancelled {
             entry.task?.cancel()
-            for waiter in entry.waiters { waiter.continuation.resume(throwing: entry.failure) }
+            for waiter in entry.waiters { waiter.continuation.resume(throwing: waiter.cancellation) }
         }
     }
 
-    /// Returns once no work runs (at once if none does). Not cancellable: a shutdown waits for its
-    /// loads to end.
+    /// Refuses new work from now on (callers get their `refusal`); work under way goes on.
+    func close() {
+        state.withLock { $0.isClosed = true }
+    }
+
+    /// Returns once no work runs and every work task has returned (at once if none does). Not
+    /// cancellable: a shutdown waits for its loads to end.
     func waitUntilIdle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = state.withLock { state in
-                if state.live.isEmpty { return true }
+                if state.live.isEmpty && state.runningTasks == 0 { return true }
                 state.idleWaiters.append(continuation)
                 return false
             }
@@ -154,6 +183,7 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
                 outcome = .failure(error)
             }
             self.finish(generation: generation, with: outcome)
+            self.taskEnded()
         }
         let stillWanted = state.withLock { state -> Bool in
             guard state.entries[generation]?.work.isFinished == false else { return false }
@@ -161,6 +191,14 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
             return true
         }
         if !stillWanted { task.cancel() }
+    }
+
+    private func taskEnded() {
+        let idle = state.withLock { state in
+            state.runningTasks -= 1
+            return state.takeIdleWaitersIfIdle()
+        }
+        for waiter in idle { waiter.resume() }
     }
 
     private func leave(_ id: SharedWork<Waiter, Success, WebImageError>.ID, generation: UInt64, cancellation: WebImageError) {
@@ -199,7 +237,12 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
         }
         for waiter in idle { waiter.resume() }
         if case .resume(let waiters) = action {
-            for waiter in waiters { waiter.continuation.resume(with: outcome.mapError { $0 as any Error }) }
+            for waiter in waiters {
+                waiter.continuation.resume(with: outcome.mapError { error -> any Error in
+                    if case .cancelled = error { return waiter.cancellation }
+                    return error
+                })
+            }
         }
     }
 }

@@ -64,6 +64,9 @@ extension WebImageManager {
     }
 
     private func performShutdown(loadsInFlight: LoadsInFlight) async {
+        // Closed under the coalescer's lock: a load that passed the flag check just before it was set
+        // either registered already (and is waited for) or is refused now.
+        coalescer.close()
         if loadsInFlight == .cancel { coalescer.cancelAll() }
         await coalescer.waitUntilIdle()
         await backgroundWrites.waitUntilIdle()

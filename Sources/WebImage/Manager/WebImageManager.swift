@@ -106,8 +106,10 @@ public final class WebImageManager: Sendable {
     public var observer: (any WebImageObserver)? {
         get { observerSlot.current }
         set {
-            observerSlot.current = newValue
-            setHotFlag(.observed, newValue != nil)
+            settings.withLock { _ in   // the slot and its flag change together
+                observerSlot.current = newValue
+                setHotFlag(.observed, newValue != nil)
+            }
             imageCache?.observer = newValue
             (loader as? any ObservableLoader)?.setObserver(newValue)
         }
@@ -271,7 +273,7 @@ public final class WebImageManager: Sendable {
         let shareKey = context.isShareable ? Self.shareKey(key: key, url: url, options: options, context: context) : UUID().uuidString
         var joined = false
         defer { report.joinedLoadUnderWay = joined }
-        return try await coalescer.run(key: shareKey, cancellation: .cancelled(url: url), events: events,
+        return try await coalescer.run(key: shareKey, cancellation: .cancelled(url: url), refusal: .shutDown(url: url), events: events,
                                        joined: { joined = $0; if $0 { counters.add(\.joins) } }) { (emit) async throws(WebImageError) in
             do throws(WebImageError) {
                 let outcome = try await pipeline.run(emit: emit)

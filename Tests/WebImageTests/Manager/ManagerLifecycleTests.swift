@@ -129,3 +129,24 @@ import Testing
         #expect(leftovers.isEmpty, "no half-written file")
     }
 }
+
+extension ManagerLifecycleTests {
+    @Test func loadsRacingAShutdownAreRefusedOrFinishAndNoneOutlivesIt() async throws {
+        serve("/race.png")
+        for round in 0..<10 {
+            let fixture = ManagerFixture()
+            let loads = (0..<6).map { index in
+                Task { try await fixture.manager.loadImage(url: server.url("/race.png?\(round)-\(index)")) }
+            }
+            await fixture.manager.shutdown()
+            #expect(!fixture.manager.isRunning, "the shutdown waited for every load it let in")
+            for load in loads {
+                do {
+                    _ = try await load.value
+                } catch let error as WebImageError {
+                    guard case .shutDown = error else { Issue.record("unexpected \(error)"); continue }
+                }
+            }
+        }
+    }
+}

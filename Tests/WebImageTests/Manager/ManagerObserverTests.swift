@@ -118,3 +118,22 @@ import Testing
         #expect(observer.loads.count == 1)
     }
 }
+
+extension ManagerObserverTests {
+    @Test func aFetchCutShortReportsTheBytesItGot() async throws {
+        server.route("/short.png", TestResponse(headers: [("Content-Type", "image/png")], body: Data(count: 3000),
+                                                closeAfterBodyBytes: 1200, contentLength: .exactly(3000)))
+        let downloader = Downloader()
+        let observer = RecordingObserver()
+        downloader.observer = observer
+        let url = server.url("/short.png")
+        await #expect(throws: WebImageError.truncatedResponse(received: 1200, expected: 3000, url: url)) {
+            try await downloader.load(ImageLoadRequest(url: url))
+        }
+        let report = try #require(observer.downloads.first)
+        #expect(report.receivedBytes == 1200 && report.metrics.receivedBytes == 1200)
+        #expect(report.statusCode == 200)
+        #expect(report.metrics.transferDuration > .zero)
+        await downloader.shutdown()
+    }
+}

@@ -37,6 +37,9 @@ final class DownloadOperation: Sendable {
         var response: HTTPURLResponse?
         /// The status of the last response received, even one refused (for ``report``).
         var statusCode: Int?
+        /// When the verdict came, and the body bytes received by then (for ``report``).
+        var finishedAt: ContinuousClock.Instant?
+        var receivedAtVerdict = 0
         /// The response's header fields, names lowercased (read once: each lookup through
         /// `HTTPURLResponse` searches and lowercases all of them again).
         var headers: [String: String] = [:]
@@ -138,13 +141,16 @@ final class DownloadOperation: Sendable {
             case .failure(let failure): error = failure
             case nil: break
             }
-            if error != nil, let startedAt = state.startedAt {
-                metrics.queuedDuration = startedAt - state.enqueuedAt
-                metrics.transferDuration = (state.respondedAt ?? .now) - startedAt
+            if error != nil {
+                metrics.receivedBytes = state.receivedAtVerdict
                 metrics.redirectCount = state.redirects
+                if let startedAt = state.startedAt {
+                    metrics.queuedDuration = startedAt - state.enqueuedAt
+                    metrics.timeToResponse = (state.respondedAt ?? state.finishedAt ?? .now) - startedAt
+                    metrics.transferDuration = (state.finishedAt ?? .now) - startedAt
+                }
             }
-            return DownloadReport(url: url, statusCode: state.statusCode,
-                                  receivedBytes: (try? state.work.outcome?.get())?.data.count ?? metrics.receivedBytes,
+            return DownloadReport(url: url, statusCode: state.statusCode, receivedBytes: metrics.receivedBytes,
                                   metrics: metrics, error: error)
         }
     }
@@ -396,6 +402,8 @@ final class DownloadOperation: Sendable {
     private static func conclude(_ state: inout State, with result: Result<ImageLoadResponse, WebImageError>) -> Conclusion {
         var leftover: PartialDownload?
         if case .failure(let error) = result { leftover = state.resumption.leftover(body: state.body, error: error) }
+        state.finishedAt = .now
+        state.receivedAtVerdict = state.body.count
         state.body = Data()   // a successful response holds its own reference to the bytes
         return Conclusion(task: state.task, leftover: leftover, succeeded: state.resumption.isEligible && (try? result.get()) != nil)
     }
@@ -409,8 +417,8 @@ final class DownloadOperation: Sendable {
         settle(taken.conclusion, outcome: result, waiters: taken.waiters)
     }
 
-    /// Stops the transfer of a failed operation, keeps or drops its URL's partial, resumes the
-    /// waiters and frees the scheduler's slot.
+    /// Stops the transfer of a failed operation, keeps or drops its URL's partial, frees the
+    /// scheduler's slot, and resumes the waiters.
     private func settle(_ conclusion: Conclusion, outcome: Result<ImageLoadResponse, WebImageError>, waiters: [Waiter] = []) {
         if case .failure = outcome { conclusion.task?.cancel() }
         // Before any waiter hears the verdict, so that a retry it makes finds (or no longer finds) the bytes.
@@ -419,7 +427,9 @@ final class DownloadOperation: Sendable {
         } else if conclusion.succeeded {
             partials?.remove(partialKey)
         }
-        for waiter in waiters { waiter.continuation.resume(with: outcome.mapError { $0 as any Error }) }
+        // The slot is freed and the fetch reported before any waiter hears the verdict, so a caller
+        // that returns has its download's report already.
         onFinish(self)
+        for waiter in waiters { waiter.continuation.resume(with: outcome.mapError { $0 as any Error }) }
     }
 }

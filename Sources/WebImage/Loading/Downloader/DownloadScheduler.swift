@@ -91,9 +91,11 @@ final class DownloadScheduler: Sendable {
     }
 
     /// Finds the operation for `request` (creating and queueing it if none is under way) and reserves
-    /// a caller's place in it.
-    func join(_ request: ImageLoadRequest) -> (operation: DownloadOperation, waiterID: UInt64) {
-        let (operation, waiterID, launches) = state.withLock { state in
+    /// a caller's place in it; `nil` once the scheduler is shut down (decided under its lock, so no
+    /// operation starts after ``shutdown()``).
+    func join(_ request: ImageLoadRequest) -> (operation: DownloadOperation, waiterID: UInt64)? {
+        let joined = state.withLock { state -> (DownloadOperation, UInt64, [Launch])? in
+            guard !state.isShutDown else { return nil }
             let key = Self.key(for: request)
             let operation: DownloadOperation
             state.sequence += 1
@@ -118,6 +120,7 @@ final class DownloadScheduler: Sendable {
             state.checkInvariants()
             return (operation, waiterID, launches)
         }
+        guard let (operation, waiterID, launches) = joined else { return nil }
         launchSoon(launches)
         return (operation, waiterID)
     }
@@ -156,16 +159,24 @@ final class DownloadScheduler: Sendable {
     /// Whether ``shutdown()`` was called.
     var isShutDown: Bool { state.withLock { $0.isShutDown } }
 
-    /// Cancels everything and invalidates the sessions, once.
-    func shutdown() {
+    /// Refuses new callers, cancels everything and invalidates the sessions, once. The sessions are
+    /// invalidated on ``launchQueue``, where every network task is created, and ``sendTask`` checks
+    /// the flag there first: FoundationNetworking traps ("Session invalidated") when a task is made
+    /// on an invalidated session.
+    func shutdown() async {
         let first = state.withLock { state in
             defer { state.isShutDown = true }
             return !state.isShutDown
         }
         guard first else { return }
         cancelAll()
-        session.invalidateAndCancel()
-        cookieSession.invalidateAndCancel()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            launchQueue.async {
+                self.session.invalidateAndCancel()
+                self.cookieSession.invalidateAndCancel()
+                continuation.resume()
+            }
+        }
     }
 
     /// Where network tasks are created and resumed. Both calls wait for the URLSession's own work
@@ -248,7 +259,8 @@ final class DownloadScheduler: Sendable {
                         guard let current = request else { break }
                         request = await modifier(current)
                     }
-                    self.start(item.operation, request: request, settings: item.settings)
+                    let modified = request
+                    self.launchQueue.async { self.start(item.operation, request: modified, settings: item.settings) }
                 }
             } else {
                 start(item.operation, request: item.request, settings: item.settings)
@@ -279,7 +291,12 @@ final class DownloadScheduler: Sendable {
     /// when the answer cannot continue the partial (under the first request's deadline).
     private func sendTask(for operation: DownloadOperation, request: URLRequest, settings: Settings,
                           deadline: ContinuousClock.Instant?, restart: (@Sendable () -> Void)?) {
+        dispatchPrecondition(condition: .onQueue(launchQueue))
         guard !operation.isFinished else { return }
+        guard !isShutDown else {   // the sessions are invalidated, or about to be, on this queue
+            operation.fail(.shutDown(url: operation.url))
+            return
+        }
         let task = (operation.request.handlesCookies ? cookieSession : session).dataTask(with: request)
         switch operation.priority {
         case .high: task.priority = URLSessionTask.highPriority

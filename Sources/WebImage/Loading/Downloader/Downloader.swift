@@ -78,9 +78,8 @@ public final class Downloader: ImageLoader {
     ///   `tooManyRedirects`, `rejected`, `transport`.
     public func load(_ request: ImageLoadRequest, progress: ImageLoadProgressHandler? = nil) async throws -> ImageLoadResponse {
         guard canLoad(request.url), request.url.host != nil else { throw WebImageError.invalidURL(request.url.absoluteString) }
-        if scheduler.isShutDown { throw WebImageError.shutDown(url: request.url) }
         if Task.isCancelled { throw WebImageError.cancelled(url: request.url) }
-        let (operation, waiterID) = scheduler.join(request)
+        guard let (operation, waiterID) = scheduler.join(request) else { throw WebImageError.shutDown(url: request.url) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 operation.addWaiter(waiterID, continuation: continuation, progress: progress)
@@ -146,7 +145,7 @@ public final class Downloader: ImageLoader {
     /// ``WebImageError/cancelled(url:)``), later loads throw ``WebImageError/shutDown(url:)``, and the
     /// URLSessions are invalidated (their connections closed). Calling it again does nothing.
     public func shutdown() async {
-        scheduler.shutdown()
+        await scheduler.shutdown()
     }
 }
 
