@@ -198,12 +198,19 @@ public final class WebImageManager: Sendable {
             counters.addMemoryHitLoad()
             return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
         }
+        return try await slowLoad(url: url, options: options, context: context, events: events, memoryChecked: flags == 0)
+    }
+
+    /// A load that is not a plain memory hit: counted, timed and reported to the observer. Kept out
+    /// of ``load(url:options:context:events:)`` so that the memory-hit path stays small.
+    private func slowLoad(url: URL, options: WebImageOptions, context: WebImageContext,
+                          events: LoadCoalescer<ImageLoadPipeline.Outcome>.EventHandler?, memoryChecked: Bool) async throws -> ImageResult {
         counters.add(\.loads)
         let started = ContinuousClock.now
         var report = ImageLoadReport(url: url, cacheKey: nil, options: options, context: context, source: .none)
         do throws(WebImageError) {
             let outcome = try await pipelineResult(url: url, options: options, context: context, events: events,
-                                                   memoryChecked: flags == 0, report: &report)
+                                                   memoryChecked: memoryChecked, report: &report)
             report.source = outcome.source
             report.byteCount = outcome.byteCount
             report.durations = outcome.durations
