@@ -111,12 +111,12 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: Continuation) in
-                    let action = state.withLock { state in
+                    let (action, idle) = state.withLock { state in
                         let action = state.entries[generation]!.work.attach(
                             id, Waiter(continuation: continuation, events: events, cancellation: cancellation))
-                        _ = state.tidy(generation)   // an attach never ends work, so never wakes an idle waiter
-                        return action
+                        return (action, state.tidy(generation))
                     }
+                    for waiter in idle { waiter.resume() }
                     if case .resume(let outcome) = action {
                         // Work cancelled for everyone records one caller's cancellation; each gets its own.
                         continuation.resume(with: outcome.mapError { error -> any Error in
