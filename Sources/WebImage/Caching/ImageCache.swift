@@ -144,6 +144,14 @@ public final class ImageCache: ImageCaching {
         return task
     }
 
+    /// The disk tier's bytes for `key` and their metadata, without decoding; `nil` on a miss or
+    /// without a disk tier. A hit records its access time, as a query does.
+    /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` when the entry exists but cannot be read.
+    public func cachedData(forKey key: String) async throws -> CachedData? {
+        guard let diskCache, let data = try await diskCache.data(forKey: key) else { return nil }
+        return CachedData(data: data, metadata: await diskCache.metadata(forKey: key))
+    }
+
     /// Stores bytes on disk only, without decoding (the downloader's raw response).
     /// - Throws: ``DiskCacheError/writeFailed(path:errno:)``.
     public func storeData(_ data: Data, forKey key: String, metadata: DiskCacheMetadata? = nil) async throws {

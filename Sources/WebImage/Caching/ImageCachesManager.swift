@@ -53,6 +53,12 @@ public final class ImageCachesManager: ImageCaching {
         try await firstAnswer(from: targets(queryPolicy)) { cache in try await cache.query(forKey: key, query: query) }
     }
 
+    /// The first stored bytes for `key` among the caches the query policy reaches, like ``query(forKey:query:)``.
+    /// - Throws: as ``query(forKey:query:)``.
+    public func cachedData(forKey key: String) async throws -> CachedData? {
+        try await firstAnswer(from: targets(queryPolicy)) { cache in try await cache.cachedData(forKey: key) }
+    }
+
     /// Stores in the caches the store policy reaches (concurrently when it reaches several).
     /// - Throws: the first error a cache throws; the others still store.
     public func store(_ image: Image, data: Data?, forKey key: String, cacheType: ImageCacheType, metadata: DiskCacheMetadata?) async throws {

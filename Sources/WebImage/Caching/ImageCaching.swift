@@ -26,6 +26,11 @@ public protocol ImageCaching: Sendable {
     /// Removes everything from the tiers `cacheType` names.
     func clear(_ cacheType: ImageCacheType) async
 
+    /// The bytes stored under `key` and their metadata, read without decoding (encoded variants are
+    /// served this way); `nil` on a miss. Default: `nil` (a cache that keeps only decoded images).
+    /// - Throws: errors the cache cannot treat as a miss (an unreadable disk).
+    func cachedData(forKey key: String) async throws -> CachedData?
+
     /// Returns once every store the cache accepted without waiting (background writes) has reached
     /// its tiers. Default: returns at once (a cache that writes before returning has nothing pending).
     func flush() async
@@ -40,6 +45,9 @@ public protocol ImageCaching: Sendable {
 }
 
 extension ImageCaching {
+    /// Keeps no bytes: always a miss.
+    public func cachedData(forKey key: String) async throws -> CachedData? { nil }
+
     /// Nothing is pending: returns at once.
     public func flush() async {}
 

@@ -1,5 +1,5 @@
 /// A size in whole pixels.
-public struct PixelSize: Sendable, Hashable, CustomStringConvertible {
+public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The width in pixels.
     public var width: Int
     /// The height in pixels.

@@ -43,6 +43,8 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case notInCache(url: URL)
     /// The bytes arrived but are not an image a registered coder can decode.
     case decodingFailed(ImageCodingError, url: URL)
+    /// A variant could not be encoded in the format asked for (no coder for it, or its library failed).
+    case encodingFailed(ImageCodingError, url: URL)
     /// The context's ``ImageTransformer`` threw: its error, or a custom transformer's error described
     /// as ``ImageTransformError/other(_:)``.
     case transformFailed(ImageTransformError, url: URL)
@@ -61,7 +63,7 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .badStatusCode(_, let url, _), .unacceptableContentType(_, let url), .responseTooLarge(_, let url),
              .truncatedResponse(_, _, let url), .emptyResponse(let url), .timedOut(let url), .cancelled(let url),
              .notModified(let url), .tooManyRedirects(let url), .rejected(let url, _), .transport(_, let url),
-             .blockedURL(let url), .notInCache(let url), .decodingFailed(_, let url), .transformFailed(_, let url),
+             .blockedURL(let url), .notInCache(let url), .decodingFailed(_, let url), .encodingFailed(_, let url), .transformFailed(_, let url),
              .unsupportedOption(_, let url), .cacheStoreFailed(_, let url), .shutDown(let url):
             url
         }
@@ -115,6 +117,7 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(url.absoluteString) failed recently and is blocked until its blocklist entry expires (use .retryFailed to try it now)"
         case .notInCache(let url): "\(url.absoluteString) is not in the cache and .fromCacheOnly forbids downloading it"
         case .decodingFailed(let error, let url): "\(url.absoluteString) could not be decoded: \(error)"
+        case .encodingFailed(let error, let url): "the image of \(url.absoluteString) could not be encoded: \(error)"
         case .transformFailed(let error, let url): "the image of \(url.absoluteString) could not be transformed: \(error)"
         case .unsupportedOption(let name, let url): "\(url.absoluteString): \(name) is not supported on this platform"
         case .cacheStoreFailed(let error, let url): "the image of \(url.absoluteString) could not be stored on disk: \(error)"

@@ -71,6 +71,7 @@ struct ImageLoadPipeline: Sendable {
             let lookupStarted = clock.now
             if let hit = await query(key, in: cache, tiers: resultQueryTiers, promotes: resultStoreTiers.includesMemory) {
                 counters.add(hit.cacheType == .memory ? \.memoryHits : \.diskHits)
+                if hit.cacheType == .disk { counters.add(\.decodes) }
                 if hit.cacheType == .disk && !decodeOptions.decodesFullImage {
                     // The cache promotes only full decodes; this key names exactly what these options decode.
                     await storeResultInMemory(hit.image, data: hit.data, metadata: hit.metadata)
@@ -147,6 +148,7 @@ struct ImageLoadPipeline: Sendable {
                                          promotes: false) else { return nil }
         let transformStarted = ContinuousClock.now
         durations.lookup = transformStarted - lookupStarted
+        if original.cacheType == .disk { counters.add(\.decodes) }
         var image = original.image
         if original.cacheType == .memory, context.thumbnailPixelSize != nil || options.contains(.scaleDownLargeImages) {
             let size = decodeOptions.outputSize(forSource: image.size)
@@ -287,6 +289,7 @@ struct ImageLoadPipeline: Sendable {
         durations.queued += response.metrics.queuedDuration
         durations.download += decodeStarted - downloadStarted - response.metrics.queuedDuration
         defer { durations.decode = .now - decodeStarted }
+        counters.add(\.decodes)
         var data = response.data
         if let decryptor = context.decryptor {
             guard let decrypted = decryptor(data, url) else {

@@ -50,6 +50,10 @@ public final class WebImageManager: Sendable {
     let hotFlags = Atomic<UInt8>(0)
     let blocklist = FailedURLBlocklist()
     let coalescer = LoadCoalescer<ImageLoadPipeline.Outcome>()
+    /// Encodes of variants under way, one per variant key.
+    let variantCoalescer = LoadCoalescer<ImageVariant>()
+    /// The memory tier of encoded variants (``WebImageManagerConfig/maxVariantMemoryCost``).
+    let variantMemory: MemoryCache<String, ImageVariant>
     let counters = WebImageManagerCounters()
     let observerSlot = ObserverSlot()
     let backgroundWrites = BackgroundTasks()
@@ -86,6 +90,7 @@ public final class WebImageManager: Sendable {
         self.coders = coders
         settings = Mutex(config)
         imageCache = cache as? ImageCache
+        variantMemory = MemoryCache(totalCostLimit: max(config.maxVariantMemoryCost, 0), keepsValuesInUse: false)
         setHotFlag(.processesOptions, config.optionsProcessor != nil)
     }
 
@@ -94,10 +99,12 @@ public final class WebImageManager: Sendable {
 
     /// Changes the configuration for loads that start from now on.
     public func updateConfig(_ change: (inout WebImageManagerConfig) -> Void) {
-        settings.withLock { config in
+        let variantLimit = settings.withLock { config in
             change(&config)
             setHotFlag(.processesOptions, config.optionsProcessor != nil)
+            return config.maxVariantMemoryCost
         }
+        variantMemory.totalCostLimit = max(variantLimit, 0)
     }
 
     /// Receives every load's ``ImageLoadReport`` and, set here, the events of this manager's cache
@@ -198,25 +205,27 @@ public final class WebImageManager: Sendable {
             counters.addMemoryHitLoad()
             return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
         }
-        return try await slowLoad(url: url, options: options, context: context, events: events, memoryChecked: flags == 0)
+        return try await slowLoad(url: url, options: options, context: context, events: events, memoryChecked: flags == 0,
+                                  optionsProcessed: false).result
     }
 
     /// A load that is not a plain memory hit: counted, timed and reported to the observer. Kept out
     /// of ``load(url:options:context:events:)`` so that the memory-hit path stays small.
-    private func slowLoad(url: URL, options: WebImageOptions, context: WebImageContext,
-                          events: LoadCoalescer<ImageLoadPipeline.Outcome>.EventHandler?, memoryChecked: Bool) async throws -> ImageResult {
+    func slowLoad(url: URL, options: WebImageOptions, context: WebImageContext,
+                  events: LoadCoalescer<ImageLoadPipeline.Outcome>.EventHandler?, memoryChecked: Bool,
+                  optionsProcessed: Bool) async throws(WebImageError) -> ImageLoadPipeline.Outcome {
         counters.add(\.loads)
         let started = ContinuousClock.now
         var report = ImageLoadReport(url: url, cacheKey: nil, options: options, context: context, source: .none)
         do throws(WebImageError) {
             let outcome = try await pipelineResult(url: url, options: options, context: context, events: events,
-                                                   memoryChecked: memoryChecked, report: &report)
+                                                   memoryChecked: memoryChecked, optionsProcessed: optionsProcessed, report: &report)
             report.source = outcome.source
             report.byteCount = outcome.byteCount
             report.durations = outcome.durations
             report.durations.total = .now - started
             if observerSlot.isObserved { let report = report; observerSlot.emit { .loadFinished(report) } }
-            return outcome.result
+            return outcome
         } catch {
             counters.add(\.failures)
             report.error = error
@@ -243,12 +252,12 @@ public final class WebImageManager: Sendable {
     /// the memory tier (when the fast path did not look) and the shared pipeline.
     private func pipelineResult(url: URL, options: WebImageOptions, context: WebImageContext,
                                 events: LoadCoalescer<ImageLoadPipeline.Outcome>.EventHandler?, memoryChecked: Bool,
-                                report: inout ImageLoadReport) async throws(WebImageError) -> ImageLoadPipeline.Outcome {
+                                optionsProcessed: Bool, report: inout ImageLoadReport) async throws(WebImageError) -> ImageLoadPipeline.Outcome {
         if hotFlags.load(ordering: .relaxed) & HotFlag.shutDown.rawValue != 0 { throw .shutDown(url: url) }
         let config = self.config
         var options = options
         var context = context
-        config.optionsProcessor?(url, &options, &context)
+        if !optionsProcessed { config.optionsProcessor?(url, &options, &context) }
         report.options = options
         report.context = context
         if Task.isCancelled { throw .cancelled(url: url) }
@@ -260,7 +269,7 @@ public final class WebImageManager: Sendable {
         let key = cacheKey(for: url, absoluteString: absoluteString, context: context)
         report.cacheKey = key
 
-        if !memoryChecked || config.optionsProcessor != nil,
+        if !memoryChecked || (config.optionsProcessor != nil && !optionsProcessed),
            let image = memoryHit(url: url, absoluteString: absoluteString, options: options, context: context) {
             counters.add(\.memoryHits)
             return ImageLoadPipeline.Outcome(result: ImageResult(image: image, data: nil, cacheType: .memory, url: url), source: .memory)

@@ -19,15 +19,20 @@ public struct WebImageManagerConfig: Sendable {
     /// How often a progressive load may decode a partial image at most; default every 100 ms (one
     /// partial decode is in flight at a time regardless).
     public var partialImageInterval: Duration
+    /// The most bytes of encoded variants (``WebImageManager/loadVariant(url:format:encoding:options:context:)``)
+    /// the manager keeps in memory, least recently used dropped first; a variant over a tenth of it
+    /// is served from disk only; default 64 MiB; 0 keeps none in memory.
+    public var maxVariantMemoryCost: Int
 
     /// Creates a configuration; every parameter defaults to the property's documented default.
     public init(optionsProcessor: OptionsProcessor? = nil, shouldDownload: (@Sendable (URL) -> Bool)? = nil,
                 failedURLBlockDuration: Duration = .seconds(600), retryPolicy: RetryPolicy? = nil,
-                partialImageInterval: Duration = .milliseconds(100)) {
+                partialImageInterval: Duration = .milliseconds(100), maxVariantMemoryCost: Int = 64 << 20) {
         self.optionsProcessor = optionsProcessor
         self.shouldDownload = shouldDownload
         self.failedURLBlockDuration = failedURLBlockDuration
         self.retryPolicy = retryPolicy
         self.partialImageInterval = partialImageInterval
+        self.maxVariantMemoryCost = maxVariantMemoryCost
     }
 }

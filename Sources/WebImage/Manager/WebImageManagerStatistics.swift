@@ -19,6 +19,15 @@ public struct WebImageManagerStatistics: Sendable, Hashable {
     public var notModified = 0
     /// Loads that ended in an error (cancellations included).
     public var failures = 0
+    /// Images decoded by loads: downloaded bytes, and disk hits (which decode).
+    public var decodes = 0
+    /// Variants encoded (``WebImageManager/loadVariant(url:format:encoding:options:context:)``); one
+    /// for all concurrent callers of the same variant.
+    public var encodes = 0
+    /// Variants answered from the memory tier of encoded bytes.
+    public var variantMemoryHits = 0
+    /// Variants answered from the cache's stored bytes (disk), without decoding.
+    public var variantDiskHits = 0
 
     /// Creates zeroed counters.
     public init() {}

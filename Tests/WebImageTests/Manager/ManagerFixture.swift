@@ -47,11 +47,12 @@ struct ManagerFixture {
     /// Shared by every copy of the fixture: its deinit removes `directory`.
     private let cleanup: DirectoryRemover
 
-    init(config: WebImageManagerConfig = WebImageManagerConfig(), downloaderConfig: DownloaderConfig = DownloaderConfig()) {
+    init(config: WebImageManagerConfig = WebImageManagerConfig(), downloaderConfig: DownloaderConfig = DownloaderConfig(),
+         coders: CoderRegistry = .shared) {
         cleanup = DirectoryRemover(directory)
         cache = ImageCache(directory: directory.url, config: ImageCacheConfig(diskSweepInterval: nil))
         downloader = Downloader(config: downloaderConfig)
-        manager = WebImageManager(cache: cache, loader: LoadersManager(loaders: [downloader, FileLoader()]), config: config)
+        manager = WebImageManager(cache: cache, loader: LoadersManager(loaders: [downloader, FileLoader()]), coders: coders, config: config)
     }
 }
 

@@ -1,0 +1,38 @@
+import Foundation
+
+/// The encoded bytes of an image as a client should receive them: a URL's image, fitted,
+/// transformed and encoded as asked (``WebImageManager/loadVariant(url:format:encoding:options:context:)``).
+public struct ImageVariant: Sendable, Hashable {
+    /// The encoded bytes.
+    public var data: Data
+    /// Their format.
+    public var format: ImageFormat
+    /// The encoded image's size in pixels (upright).
+    public var pixelSize: PixelSize
+    /// Where the bytes came from: ``ImageCacheType/memory`` or ``ImageCacheType/disk`` for a stored
+    /// variant (nothing was decoded or encoded), ``ImageCacheType/none`` when they were encoded now.
+    public var cacheType: ImageCacheType
+    /// A strong validator of exactly these bytes, quoted for an HTTP `ETag` header: the same bytes
+    /// always have the same tag (in every process), and a new source or other parameters that change
+    /// the bytes change it.
+    public var entityTag: String
+
+    /// The MIME type to send as `Content-Type`.
+    public var mimeType: String { format.mimeType }
+
+    /// Creates a variant (the manager makes them; tests and custom caches may too).
+    public init(data: Data, format: ImageFormat, pixelSize: PixelSize, cacheType: ImageCacheType, entityTag: String) {
+        self.data = data
+        self.format = format
+        self.pixelSize = pixelSize
+        self.cacheType = cacheType
+        self.entityTag = entityTag
+    }
+
+    /// The strong `ETag` of `data`: its MD5, in hex, quoted.
+    public static func entityTag(of data: Data) -> String {
+        var md5 = MD5()
+        data.withUnsafeBytes { md5.update($0) }
+        return "\"" + MD5.hex(md5.finalize()) + "\""
+    }
+}

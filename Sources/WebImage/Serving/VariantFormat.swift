@@ -1,0 +1,61 @@
+/// The encoding a caller wants for an ``ImageVariant``: one format, or the best one for a client.
+public enum VariantFormat: Sendable, Hashable {
+    /// The best format for a client that sent `accept` (its HTTP `Accept` header; `nil` or empty for
+    /// none): AVIF, then WebP, when the client lists them and their coders are registered; else the
+    /// source's family (``ImageFormat/family(ofAnimated:hasAlpha:)``). See
+    /// ``ImageFormat/negotiated(accept:isAnimated:hasAlpha:coders:)``. A server using it must send
+    /// `Vary: Accept` with the response.
+    case automatic(accept: String?)
+    /// Exactly this format (`jpeg`, `png`, `gif`, `webp`, `avif`: whichever coders can encode).
+    case exactly(ImageFormat)
+}
+
+extension ImageFormat {
+    /// The format a server should send a client whose `Accept` header is `accept`, for a source
+    /// image with these traits: AVIF when the client lists `image/avif` (with a non-zero `q`) and
+    /// `coders` can encode AVIF; else WebP likewise; else the source's family
+    /// (``family(ofAnimated:hasAlpha:)``).
+    ///
+    /// Only explicit media types count: `*/*` and `image/*` do not mean a browser decodes AVIF or
+    /// WebP (browsers that do list them), as imgproxy and thumbor also decide.
+    /// - Parameters:
+    ///   - accept: the `Accept` header, or `nil`/empty for none.
+    ///   - isAnimated: whether the source has several frames.
+    ///   - hasAlpha: whether the source has an alpha channel.
+    ///   - coders: the registry whose encoders are available; default ``CoderRegistry/shared``.
+    public static func negotiated(accept: String?, isAnimated: Bool, hasAlpha: Bool, coders: CoderRegistry = .shared) -> ImageFormat {
+        modernChoice(accept: accept, coders: coders) ?? family(ofAnimated: isAnimated, hasAlpha: hasAlpha)
+    }
+
+    /// The format of the family a source belongs to, for clients that take neither AVIF nor WebP:
+    /// GIF for an animation, PNG for a still with alpha, JPEG for an opaque still.
+    public static func family(ofAnimated isAnimated: Bool, hasAlpha: Bool) -> ImageFormat {
+        isAnimated ? .gif : hasAlpha ? .png : .jpeg
+    }
+
+    /// AVIF or WebP when the client lists it and a coder can encode it; `nil` when the source's
+    /// family decides. Depends only on the header and the registry, so it can be part of a cache
+    /// key before the source is known.
+    static func modernChoice(accept: String?, coders: CoderRegistry) -> ImageFormat? {
+        guard let accept, !accept.isEmpty else { return nil }
+        let accepted = acceptedTypes(accept)
+        for format in [ImageFormat.avif, .webp] where accepted.contains(format.mimeType) && coders.canEncode(format) {
+            return format
+        }
+        return nil
+    }
+
+    /// The media types an `Accept` header lists with a non-zero quality, lower-cased.
+    static func acceptedTypes(_ accept: String) -> Set<String> {
+        var types = Set<String>()
+        for range in accept.split(separator: ",") {
+            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let type = parts.first, !type.isEmpty else { continue }
+            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if quality > 0 { types.insert(type) }
+        }
+        return types
+    }
+}
+
+import Foundation

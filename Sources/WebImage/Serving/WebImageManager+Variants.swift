@@ -1,0 +1,169 @@
+import Foundation
+
+extension WebImageManager {
+    /// Loads the image at `url` as encoded bytes a client can be sent: fitted and transformed as
+    /// `context` says (``WebImageContext/thumbnailPixelSize``, ``WebImageContext/transformer``),
+    /// upright, without metadata, in the format asked for.
+    ///
+    /// - **Warm**: a variant stored before (same URL or key-filter key, thumbnail, transformer,
+    ///   format or `Accept` choice, and encode options) comes from the memory tier of encoded bytes
+    ///   (``WebImageManagerConfig/maxVariantMemoryCost``) or from the cache's stored bytes
+    ///   (``ImageCaching/cachedData(forKey:)``) **without decoding or encoding anything**.
+    /// - **Cold**: the image is loaded as ``loadImage(url:options:context:)`` loads it (the download
+    ///   shared with every other load of the URL, the decode shrunk on load to the thumbnail size,
+    ///   the original's bytes stored once), encoded once for all concurrent callers of the variant,
+    ///   then stored in the memory tier at once and under its own key on disk (in the background
+    ///   unless ``WebImageOptions/waitStoreCache``). An animation stays animated in GIF, PNG (APNG),
+    ///   WebP and AVIF, and becomes its first frame in JPEG.
+    ///
+    /// - Parameters:
+    ///   - url: what to load.
+    ///   - format: the output format, or ``VariantFormat/automatic(accept:)`` for a client's
+    ///     `Accept` header; default automatic with no header (the source's family).
+    ///   - encoding: quality, effort, lossless and the other ``EncodeOptions``; default `EncodeOptions()`.
+    ///   - options: as for ``loadImage(url:options:context:)``; default `[]`.
+    ///   - context: as for ``loadImage(url:options:context:)``; default none.
+    /// - Returns: the bytes, their format and MIME type, pixel size, the tier they came from, and a
+    ///   strong ETag.
+    /// - Throws: ``WebImageError``: whatever ``loadImage(url:options:context:)`` throws,
+    ///   `encodingFailed` when no coder can write the format (or its library fails), `shutDown`.
+    public func loadVariant(url: URL?, format: VariantFormat = .automatic(accept: nil), encoding: EncodeOptions = EncodeOptions(),
+                            options: WebImageOptions = [], context: WebImageContext = WebImageContext()) async throws -> ImageVariant {
+        guard let url, !url.absoluteString.isEmpty else { throw WebImageError.invalidURL(url?.absoluteString) }
+        if isShutDown { throw WebImageError.shutDown(url: url) }
+        var options = options
+        var context = context
+        config.optionsProcessor?(url, &options, &context)
+        let coders = context.coders ?? self.coders
+        let choice = Self.formatChoice(format, coders: coders)
+        let imageKey = cacheKey(for: url, context: context)
+        let variantKey = imageKey.map { CacheKeys.inserting(Self.variantPart(choice: choice, encoding: encoding), into: $0) }
+        let cache = context.cache ?? self.cache
+        if let variantKey, !options.contains(.fromLoaderOnly) {
+            if context.queryCacheType.includesMemory, let variant = variantMemory.value(forKey: variantKey) {
+                counters.add(\.variantMemoryHits)
+                return variant
+            }
+            if context.queryCacheType.includesDisk, let variant = await storedVariant(forKey: variantKey, in: cache) {
+                counters.add(\.variantDiskHits)
+                if context.storeCacheType.includesMemory { keepInMemory(variant, forKey: variantKey) }
+                return variant
+            }
+        }
+        if options.contains(.fromCacheOnly) { throw WebImageError.notInCache(url: url) }
+        let shareKey = variantKey ?? UUID().uuidString
+        let loadOptions = options, loadContext = context
+        return try await variantCoalescer.run(key: shareKey, cancellation: .cancelled(url: url), refusal: .shutDown(url: url),
+                                              events: nil, joined: { _ in }) { _ async throws(WebImageError) in
+            try await self.encodeVariant(url: url, choice: choice, encoding: encoding, options: loadOptions, context: loadContext,
+                                         coders: coders, cache: cache, variantKey: variantKey)
+        }
+    }
+
+    /// The format part of a variant's key: the format asked for, or what an `Accept` header picks
+    /// before the source is known (AVIF, WebP, or "the source's family").
+    enum FormatChoice: Sendable, Hashable {
+        case exactly(ImageFormat)
+        case sourceFamily
+
+        var keyPart: String {
+            switch self {
+            case .exactly(let format): format.rawValue
+            case .sourceFamily: "family"
+            }
+        }
+
+        func format(for image: Image) -> ImageFormat {
+            switch self {
+            case .exactly(let format): format
+            case .sourceFamily: .family(ofAnimated: image.isAnimated, hasAlpha: image.pixelFormat.hasAlpha)
+            }
+        }
+    }
+
+    static func formatChoice(_ format: VariantFormat, coders: CoderRegistry) -> FormatChoice {
+        switch format {
+        case .exactly(let format): .exactly(format)
+        case .automatic(let accept): ImageFormat.modernChoice(accept: accept, coders: coders).map { .exactly($0) } ?? .sourceFamily
+        }
+    }
+
+    /// `Variant(<format>,<encode options>)`, inserted into the image's key: every setting that
+    /// changes the bytes, written the same way in every process.
+    static func variantPart(choice: FormatChoice, encoding: EncodeOptions) -> String {
+        let background = encoding.backgroundColor
+        var part = "Variant(\(choice.keyPart),q\(Int((encoding.clampedQuality * 100).rounded()))"
+        part += ",bg\(background.red).\(background.green).\(background.blue)"
+        part += ",z\(encoding.pngCompressionLevel)"
+        if let side = encoding.maxPixelSize { part += ",max\(side)" }
+        if encoding.isLossless { part += ",lossless" }
+        if let effort = encoding.clampedEffort { part += ",e\(Int((effort * 100).rounded()))" }
+        if encoding.firstFrameOnly { part += ",first" }
+        if let size = encoding.maxFileSize { part += ",size\(size)" }
+        return part + ")"
+    }
+
+    /// A variant from the cache's stored bytes, or `nil` (a miss, an unreadable entry, or bytes
+    /// whose format is not recognised or whose size was not stored: the variant is made again).
+    private func storedVariant(forKey key: String, in cache: any ImageCaching) async -> ImageVariant? {
+        guard let stored = try? await cache.cachedData(forKey: key), let pixelSize = stored.metadata?.pixelSize else { return nil }
+        let format = ImageFormat(sniffing: stored.data)
+        guard format != .unknown else { return nil }
+        let tag = stored.metadata?.entityTag ?? ImageVariant.entityTag(of: stored.data)
+        return ImageVariant(data: stored.data, format: format, pixelSize: pixelSize, cacheType: .disk, entityTag: tag)
+    }
+
+    private func keepInMemory(_ variant: ImageVariant, forKey key: String) {
+        guard config.maxVariantMemoryCost > 0 else { return }
+        var kept = variant
+        kept.cacheType = .memory
+        variantMemory.setValue(kept, forKey: key, cost: variant.data.count)
+    }
+
+    /// The cold path, run once per variant key for all its callers: load the image (pixels), encode
+    /// it, store the bytes.
+    private func encodeVariant(url: URL, choice: FormatChoice, encoding: EncodeOptions, options: WebImageOptions,
+                               context: WebImageContext, coders: CoderRegistry, cache: any ImageCaching,
+                               variantKey: String?) async throws(WebImageError) -> ImageVariant {
+        // The decoded image stays in memory for the other formats of the same size; only its original's
+        // bytes go to disk (the variant's own bytes are what is worth keeping there).
+        var imageContext = context
+        imageContext.storeCacheType = context.storeCacheType.includesMemory ? .memory : .none
+        var imageOptions = options
+        imageOptions.remove(.waitStoreCache)
+        let image = try await slowLoad(url: url, options: imageOptions, context: imageContext, events: nil, memoryChecked: false,
+                                       optionsProcessed: true).result.image
+        let format = choice.format(for: image)
+        let data: Data
+        do {
+            data = try coders.encode(image, as: format, options: encoding)
+        } catch let error as ImageCodingError {
+            throw .encodingFailed(error, url: url)
+        } catch {
+            throw .encodingFailed(.encodingFailed(format: format, reason: "\(error)"), url: url)
+        }
+        counters.add(\.encodes)
+        var pixelSize = image.size
+        if let side = encoding.maxPixelSize, side > 0, max(image.width, image.height) > side {
+            pixelSize = PNGCoder.size(of: image.size, fittingSide: side)
+        }
+        let variant = ImageVariant(data: data, format: format, pixelSize: pixelSize, cacheType: .none,
+                                   entityTag: ImageVariant.entityTag(of: data))
+        guard let variantKey else { return variant }
+        if context.storeCacheType.includesMemory { keepInMemory(variant, forKey: variantKey) }
+        guard context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) else { return variant }
+        let metadata = DiskCacheMetadata(entityTag: variant.entityTag, pixelSize: variant.pixelSize)
+        let write: @Sendable () async throws -> Void = { try await cache.storeData(data, forKey: variantKey, metadata: metadata) }
+        if options.contains(.waitStoreCache) {
+            do { try await write() } catch { throw .cacheStoreFailed(error as? DiskCacheError ?? .other("\(error)"), url: url) }
+        } else {
+            let observer = observerSlot
+            backgroundWrites.start {
+                do { try await write() } catch {
+                    observer.emit { .diskWriteFailed(key: variantKey, error: error as? DiskCacheError ?? .other("\(error)")) }
+                }
+            }
+        }
+        return variant
+    }
+}

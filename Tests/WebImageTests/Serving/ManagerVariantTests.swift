@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import WebImage
+import WebImageWebP
+
+/// Encoded variants: cold once for all callers, warm without decoding or encoding, keys and ETags
+/// that follow the parameters, animation, orientation and metadata.
+@Suite struct ManagerVariantTests: ManagerServerSuite {
+    let server: TestHTTPServer
+    let picture: Data
+    static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), WebPCoder()])
+
+    init() throws {
+        server = try TestHTTPServer()
+        picture = try encodedPicture(width: 200, height: 100, as: .jpeg)
+    }
+
+    var thumbnail: WebImageContext {
+        WebImageContext(thumbnailPixelSize: PixelSize(width: 64, height: 64))
+    }
+
+    @Test func aWarmVariantIsServedWithoutDecodingOrEncodingFromMemoryThenFromDisk() async throws {
+        serve("/photo.jpg", headers: [("Content-Type", "image/jpeg")])
+        let fixture = ManagerFixture(coders: Self.coders)
+        let url = server.url("/photo.jpg")
+        let cold = try await fixture.manager.loadVariant(url: url, format: .exactly(.webp), options: .waitStoreCache, context: thumbnail)
+        #expect(cold.cacheType == .none && cold.format == .webp && cold.mimeType == "image/webp")
+        #expect(cold.pixelSize == PixelSize(width: 64, height: 32))
+        #expect(ImageFormat(sniffing: cold.data) == .webp)
+        let afterCold = fixture.manager.statistics
+        #expect(afterCold.encodes == 1 && afterCold.decodes == 1 && afterCold.downloads == 1)
+
+        let fromMemory = try await fixture.manager.loadVariant(url: url, format: .exactly(.webp), context: thumbnail)
+        #expect(fromMemory.cacheType == .memory && fromMemory.data == cold.data && fromMemory.entityTag == cold.entityTag)
+
+        // A new manager over the same directory: another process, as far as the caches can tell.
+        let cache = ImageCache(directory: fixture.directory.url, config: ImageCacheConfig(diskSweepInterval: nil))
+        let second = WebImageManager(cache: cache, loader: LoadersManager(loaders: [Downloader(), FileLoader()]), coders: Self.coders)
+        let fromDisk = try await second.loadVariant(url: url, format: .exactly(.webp), context: thumbnail)
+        #expect(fromDisk.cacheType == .disk && fromDisk.data == cold.data && fromDisk.pixelSize == cold.pixelSize)
+        #expect(fromDisk.entityTag == cold.entityTag, "the ETag is the same in every process")
+        let warm = second.statistics
+        #expect(warm.decodes == 0 && warm.encodes == 0 && warm.downloads == 0 && warm.variantDiskHits == 1)
+        #expect(cache.statistics.diskHits == 0, "no image was decoded from disk")
+        #expect(fixture.manager.statistics.decodes == 1 && fixture.manager.statistics.encodes == 1)
+        #expect(server.requestCount(for: "/photo.jpg") == 1)
+    }
+
+    @Test func concurrentCallersOfOneVariantShareOneEncodeAndFormatsShareOneDownload() async throws {
+        server.route("/slow.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture, delayBeforeHeaders: .milliseconds(200)))
+        let fixture = ManagerFixture(coders: Self.coders)
+        let url = server.url("/slow.jpg")
+        let context = thumbnail
+        let variants = try await withThrowingTaskGroup(of: ImageVariant.self) { group in
+            for index in 0..<12 {
+                let format: ImageFormat = [.jpeg, .png, .webp][index % 3]
+                group.addTask { try await fixture.manager.loadVariant(url: url, format: .exactly(format), context: context) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(variants.map(\.format)) == [.jpeg, .png, .webp])
+        for format in [ImageFormat.jpeg, .png, .webp] {
+            #expect(Set(variants.filter { $0.format == format }.map(\.entityTag)).count == 1, "one encode per variant")
+        }
+        let statistics = fixture.manager.statistics
+        #expect(statistics.encodes == 3, "one encode per format for twelve callers")
+        #expect(statistics.downloads == 1, "one download for every format: \(statistics)")
+        #expect(server.requestCount(for: "/slow.jpg") == 1)
+    }
+
+    @Test func theKeyAndTheETagFollowTheParameters() async throws {
+        serve("/p.jpg", headers: [("Content-Type", "image/jpeg")])
+        server.route("/other.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: try encodedPicture(width: 200, height: 100, seed: 9, as: .jpeg)))
+        let fixture = ManagerFixture(coders: Self.coders)
+        let url = server.url("/p.jpg")
+        let high = try await fixture.manager.loadVariant(url: url, format: .exactly(.jpeg), encoding: EncodeOptions(compressionQuality: 0.9), context: thumbnail)
+        let low = try await fixture.manager.loadVariant(url: url, format: .exactly(.jpeg), encoding: EncodeOptions(compressionQuality: 0.3), context: thumbnail)
+        let again = try await fixture.manager.loadVariant(url: url, format: .exactly(.jpeg), encoding: EncodeOptions(compressionQuality: 0.9), context: thumbnail)
+        let other = try await fixture.manager.loadVariant(url: server.url("/other.jpg"), format: .exactly(.jpeg), encoding: EncodeOptions(compressionQuality: 0.9), context: thumbnail)
+        #expect(high.entityTag != low.entityTag && high.data.count > low.data.count)
+        #expect(again.cacheType == .memory && again.entityTag == high.entityTag)
+        #expect(other.entityTag != high.entityTag, "another source, another tag")
+        #expect(fixture.manager.statistics.encodes == 3)
+    }
+
+    @Test func theAutomaticChoiceIsPartOfTheKey() async throws {
+        serve("/auto.jpg", headers: [("Content-Type", "image/jpeg")])
+        let fixture = ManagerFixture(coders: Self.coders)
+        let url = server.url("/auto.jpg")
+        let modern = try await fixture.manager.loadVariant(url: url, format: .automatic(accept: "image/webp,*/*"), context: thumbnail)
+        let old = try await fixture.manager.loadVariant(url: url, format: .automatic(accept: "*/*"), context: thumbnail)
+        let oldAgain = try await fixture.manager.loadVariant(url: url, format: .automatic(accept: nil), context: thumbnail)
+        #expect(modern.format == .webp && old.format == .jpeg)
+        #expect(oldAgain.cacheType == .memory && oldAgain.data == old.data, "no header and */* choose the same stored variant")
+    }
+
+    @Test func animationsStayAnimatedWhereTheFormatCanAnimate() async throws {
+        let frames = try (0..<3).map { index in
+            let shade = UInt8(index * 80)
+            return ImageFrame(image: try Image(width: 8, height: 8, pixelFormat: .rgba8, pixels: Array([[UInt8]](repeating: [shade, shade, shade, 255], count: 64).joined())),
+                              duration: .milliseconds(100))
+        }
+        let animation = try Image(frames: frames, loopCount: 0)
+        serve("/anim.gif", try CoderRegistry.shared.encode(animation, as: .gif), headers: [("Content-Type", "image/gif")])
+        let fixture = ManagerFixture(coders: Self.coders)
+        let url = server.url("/anim.gif")
+        let context = WebImageContext()
+        let gif = try await fixture.manager.loadVariant(url: url, context: context)
+        #expect(gif.format == .gif, "an animation's family is GIF")
+        #expect(try Self.coders.decode(gif.data).frames.count == 3)
+        let webp = try await fixture.manager.loadVariant(url: url, format: .exactly(.webp), context: context)
+        #expect(try Self.coders.decode(webp.data).frames.count == 3)
+        let jpeg = try await fixture.manager.loadVariant(url: url, format: .exactly(.jpeg), context: context)
+        #expect(try Self.coders.decode(jpeg.data).frames.count == 1)
+    }
+
+    @Test(arguments: ["jpeg/valid/exif-orientation-examples/Landscape_6.jpg", "jpeg/valid/pillow/empty_gps_ifd.jpg"])
+    func outputsAreUprightAndCarryNoMetadata(_ path: String) async throws {
+        let source = try Data(contentsOf: Corpus.root.appendingPathComponent(path))
+        server.route("/meta.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: source))
+        let fixture = ManagerFixture(coders: Self.coders)
+        let original = try CoderRegistry.shared.decode(source)
+        for format in [ImageFormat.jpeg, .png, .webp] {
+            let variant = try await fixture.manager.loadVariant(url: server.url("/meta.jpg"), format: .exactly(format),
+                                                                context: WebImageContext())
+            #expect(variant.pixelSize == original.size, "upright: the decoder applied the orientation")
+            for marker in ["Exif", "eXIf", "EXIF", "XMP", "http://ns.adobe.com/xap", "iCCP", "ICC_PROFILE"] {
+                #expect(variant.data.range(of: Data(marker.utf8)) == nil, "\(format) output of \(path) carries \(marker)")
+            }
+        }
+    }
+
+    @Test func aFormatNoCoderWritesIsATypedError() async throws {
+        serve("/x.jpg", headers: [("Content-Type", "image/jpeg")])
+        let fixture = ManagerFixture(coders: Self.coders)
+        let url = server.url("/x.jpg")
+        await #expect(throws: WebImageError.encodingFailed(.unsupportedEncoding(format: .tiff, pixelFormat: .rgb8), url: url)) {
+            try await fixture.manager.loadVariant(url: url, format: .exactly(.tiff), context: thumbnail)
+        }
+        await fixture.manager.shutdown()
+        await #expect(throws: WebImageError.shutDown(url: url)) { try await fixture.manager.loadVariant(url: url, context: thumbnail) }
+    }
+}
