@@ -9,15 +9,32 @@ struct FetchCommand {
     var cacheDirectory: URL?
     var concurrency = 6
     var refresh = false
+    /// With `--format`: load encoded variants in this format (or the `--accept` choice) instead of images.
+    var variantFormat: VariantFormat?
+    var quality: Double?
+    var accept: String?
     var urls: [String] = []
+
+    /// What one URL gave.
+    enum Loaded {
+        case image(ImageResult)
+        case variant(ImageVariant, url: URL)
+
+        var cacheType: ImageCacheType {
+            switch self {
+            case .image(let result): result.cacheType
+            case .variant(let variant, _): variant.cacheType
+            }
+        }
+    }
 
     /// One URL's outcome.
     struct Row {
         var url: String
-        var result: Result<ImageResult, WebImageError>
+        var result: Result<Loaded, WebImageError>
         var elapsed: Duration
 
-        /// `url, tier, width, height, bytes, ms`, or `url, error, message`.
+        /// `url, tier, width, height, bytes, ms`, or `url, error, message` (a variant's line adds its format).
         var line: String {
             switch result {
             case .success(let loaded):
@@ -26,8 +43,14 @@ struct FetchCommand {
                 case .disk: "disk"
                 case .none, .all: "none"
                 }
-                return [url, tier, "\(loaded.image.width)", "\(loaded.image.height)", loaded.data.map { "\($0.count)" } ?? "-",
-                        DemoCommand.milliseconds(elapsed)].joined(separator: "\t")
+                switch loaded {
+                case .image(let image):
+                    return [url, tier, "\(image.image.width)", "\(image.image.height)", image.data.map { "\($0.count)" } ?? "-",
+                            DemoCommand.milliseconds(elapsed)].joined(separator: "\t")
+                case .variant(let variant, _):
+                    return [url, tier, "\(variant.pixelSize.width)", "\(variant.pixelSize.height)", "\(variant.data.count)",
+                            DemoCommand.milliseconds(elapsed), variant.format.rawValue].joined(separator: "\t")
+                }
             case .failure(let error):
                 return [url, "error", error.description].joined(separator: "\t")
             }
@@ -82,6 +105,21 @@ struct FetchCommand {
                 command.concurrency = count
             case "--refresh":
                 command.refresh = true
+            case "--format":
+                guard let text = value()?.lowercased() else { return .failure("--format needs auto, jpeg, png, gif, webp or avif") }
+                switch text {
+                case "auto": command.variantFormat = .automatic(accept: nil)
+                case "jpeg", "jpg", "png", "gif", "webp", "avif": command.variantFormat = .exactly(ImageFormat(rawValue: text == "jpg" ? "jpeg" : text))
+                default: return .failure("--format needs auto, jpeg, png, gif, webp or avif, not \(text)")
+                }
+            case "--quality":
+                guard let text = value(), let quality = Double(text), (1...100).contains(quality) else {
+                    return .failure("--quality needs a number from 1 to 100")
+                }
+                command.quality = quality
+            case "--accept":
+                guard let text = value() else { return .failure("--accept needs an Accept header such as 'image/avif,image/webp,*/*'") }
+                command.accept = text
             default:
                 if argument.hasPrefix("--") { return .failure("unknown option \(argument)") }
                 command.urls.append(argument)
@@ -89,6 +127,10 @@ struct FetchCommand {
             index += 1
         }
         if command.urls.isEmpty { return .failure("no URL given") }
+        if command.variantFormat == nil && (command.quality != nil || command.accept != nil) {
+            return .failure("--quality and --accept need --format")
+        }
+        if case .automatic = command.variantFormat { command.variantFormat = .automatic(accept: command.accept) }
         return .success(command)
     }
 
@@ -114,6 +156,10 @@ struct FetchCommand {
             }
         }
         let manager = makeManager()
+        let files = outputDirectory.map { OutputFiles(directory: $0) }
+        var encoding = EncodeOptions()
+        if let quality { encoding.compressionQuality = quality / 100 }
+        let variantFormat = self.variantFormat, variantEncoding = encoding
         var context = WebImageContext()
         if let thumbnail { context.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
         context.transformer = transformer
@@ -131,9 +177,18 @@ struct FetchCommand {
                 next += 1
                 group.addTask { [manager, options, loadContext] in
                     let began = ContinuousClock.now
-                    let result: Result<ImageResult, WebImageError>
+                    let result: Result<Loaded, WebImageError>
                     do {
-                        result = .success(try await manager.loadImage(url: Self.url(from: argument), options: options, context: loadContext))
+                        let url = Self.url(from: argument)
+                        if let variantFormat {
+                            let variant = try await manager.loadVariant(url: url, format: variantFormat, encoding: variantEncoding,
+                                                                        options: options, context: loadContext)
+                            // Written as soon as it is loaded, by the task that loaded it.
+                            if let files, let url { try Self.write(variant, from: url, into: files) }
+                            result = .success(.variant(variant, url: url!))
+                        } else {
+                            result = .success(.image(try await manager.loadImage(url: url, options: options, context: loadContext)))
+                        }
                     } catch let error as WebImageError {
                         result = .failure(error)
                     } catch {
@@ -151,12 +206,11 @@ struct FetchCommand {
         }
         progress.finish()
         await manager.shutdown()
-        var written = Set<String>()
         var failures = 0
         var tiers: [String: Int] = [:]
         for case var row? in rows {
-            if case .success(let loaded) = row.result, let outputDirectory {
-                if let error = write(loaded, into: outputDirectory, taken: &written) { row.result = .failure(error) }
+            if case .success(.image(let loaded)) = row.result, let files {
+                if let error = write(loaded, into: files) { row.result = .failure(error) }
             }
             switch row.result {
             case .success(let loaded): tiers[loaded.cacheType == .none ? "network" : loaded.cacheType == .disk ? "disk" : "memory", default: 0] += 1
@@ -170,25 +224,27 @@ struct FetchCommand {
         return failures == 0 ? 0 : 1
     }
 
-    /// Writes `loaded` into `directory` in its source format (PNG or JPEG; PNG for anything else),
-    /// named after the URL's last path component; returns the error if it cannot.
-    func write(_ loaded: ImageResult, into directory: URL, taken: inout Set<String>) -> WebImageError? {
+    /// Writes `loaded` into the output directory in its source format (PNG or JPEG; PNG for anything
+    /// else), named after the URL's last path component; returns the error if it cannot.
+    func write(_ loaded: ImageResult, into files: OutputFiles) -> WebImageError? {
         let format: ImageFormat = loaded.image.format == .jpeg && !loaded.image.pixelFormat.hasAlpha ? .jpeg : .png
-        let fileExtension = format == .jpeg ? "jpg" : "png"
-        var stem = loaded.url.deletingPathExtension().lastPathComponent
-        if stem.isEmpty || stem == "/" || loaded.url.scheme == "data" { stem = "image" }
-        var name = stem + "." + fileExtension
-        var counter = 1
-        while taken.contains(name) {
-            counter += 1
-            name = "\(stem)-\(counter).\(fileExtension)"
-        }
-        taken.insert(name)
+        let name = files.reserveName(for: loaded.url, fileExtension: format == .jpeg ? "jpg" : "png")
         do {
-            try CoderRegistry.shared.encode(loaded.image, as: format).write(to: directory.appendingPathComponent(name))
+            try files.write(try CoderRegistry.shared.encode(loaded.image, as: format), as: name)
             return nil
         } catch {
             return .rejected(url: loaded.url, reason: "could not write \(name): \(error)")
+        }
+    }
+
+    /// Writes a variant's bytes as they are, with its format's extension.
+    /// - Throws: ``WebImageError/rejected(url:reason:)`` when the file cannot be written.
+    static func write(_ variant: ImageVariant, from url: URL, into files: OutputFiles) throws(WebImageError) {
+        let name = files.reserveName(for: url, fileExtension: variant.format.fileExtension ?? variant.format.rawValue)
+        do {
+            try files.write(variant.data, as: name)
+        } catch {
+            throw .rejected(url: url, reason: "could not write \(name): \(error)")
         }
     }
 }

@@ -21,7 +21,7 @@ enum Usage {
                       animated in png (APNG), gif, webp and avif
 
            webimage fetch [--thumbnail N] [--transform SPEC] [--out DIR] [--cache-dir DIR] [--concurrency N]
-                          [--refresh] URL...
+                          [--refresh] [--format auto|jpeg|png|gif|webp|avif [--quality Q] [--accept HEADER]] URL...
                                         load each URL (http, https, file, data, or a local path) through the
                                         manager; one tab-separated line per URL: url, source tier
                                         (none/memory/disk), width, height, bytes (- when none), ms; or url,
@@ -33,6 +33,12 @@ enum Usage {
       --cache-dir DIR the disk cache folder (default: the shared cache's folder)
       --concurrency N loads and downloads at once (default 6)
       --refresh       revalidate cached images with the server (ETag / Last-Modified)
+      --format F      load encoded variants in format F (auto: AVIF or WebP when --accept lists them,
+                      else JPEG, PNG or GIF by the source), cached as such: a warm run decodes nothing;
+                      --out then writes each variant's bytes as soon as it is loaded; the line adds
+                      the format
+      --quality Q     the variants' lossy quality, 1-100 (default 90)
+      --accept H      the Accept header --format auto chooses for, e.g. 'image/avif,image/webp,*/*'
 
            webimage cache stats [DIR | --cache-dir DIR]   entries and bytes of a disk cache directory
                                                           (default: the shared cache's folder)

@@ -41,8 +41,19 @@ import Testing
         #expect(FetchCommand.url(from: "http://a/x.png")?.scheme == "http")
     }
 
+    @Test func parsesTheVariantOptions() {
+        guard case .success(let command) = FetchCommand.parse(["--format", "auto", "--quality", "75", "--accept", "image/webp", "u"]) else {
+            Issue.record("parse failed")
+            return
+        }
+        #expect(command.variantFormat == .automatic(accept: "image/webp") && command.quality == 75)
+        guard case .success(let exact) = FetchCommand.parse(["--format", "JPG", "u"]) else { Issue.record("parse failed"); return }
+        #expect(exact.variantFormat == .exactly(.jpeg))
+    }
+
     @Test(arguments: [[], ["--thumbnail", "0", "u"], ["--concurrency", "x", "u"], ["--bogus", "u"], ["--out"],
-                      ["--transform", "resize=0x0", "u"]])
+                      ["--transform", "resize=0x0", "u"], ["--format", "tiff", "u"], ["--quality", "80", "u"],
+                      ["--format", "webp", "--quality", "0", "u"], ["--accept", "image/webp", "u"]])
     func rejectsBadUsage(arguments: [String]) {
         guard case .failure = FetchCommand.parse(arguments) else {
             Issue.record("\(arguments) should be a usage error")
@@ -122,5 +133,25 @@ import Testing
             let thumbnail = try CoderRegistry.shared.decode(Data(contentsOf: samples.appendingPathComponent(name)))
             #expect(thumbnail.frames.count == 12, "\(name)")
         }
+    }
+
+    @Test func variantsAreWrittenAsTheirOwnBytesAndAWarmRunInANewProcessDecodesNothing() throws {
+        defer { directory.remove() }
+        let cache = directory.url.appendingPathComponent("cache").path
+        let out = directory.url.appendingPathComponent("variants")
+        let urls = [server.url("/one.png").absoluteString, server.url("/two.jpg").absoluteString]
+        let arguments = ["fetch", "--cache-dir", cache, "--thumbnail", "16", "--format", "webp", "--quality", "70", "--out", out.path] + urls
+        let cold = try run(arguments)
+        #expect(cold.status == 0)
+        #expect(cold.lines.map { $0.split(separator: "\t")[1] } == ["none", "none"])
+        #expect(cold.lines.allSatisfy { $0.hasSuffix("\twebp") })
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        #expect(files == ["one.webp", "two.webp"], "no temporary file is left")
+        let written = try Data(contentsOf: out.appendingPathComponent("two.webp"))
+        #expect(ImageFormat(sniffing: written) == .webp)
+        #expect(String(cold.lines[1].split(separator: "\t")[4]) == "\(written.count)")
+        let warm = try run(arguments)
+        #expect(warm.lines.map { $0.split(separator: "\t")[1] } == ["disk", "disk"], "the variants' bytes come from the disk tier")
+        #expect(try Data(contentsOf: out.appendingPathComponent("two.webp")) == written)
     }
 }
