@@ -34,6 +34,10 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooManyRedirects(url: URL)
     /// The request or response modifier refused the request or response.
     case rejected(url: URL, reason: String)
+    /// The URL's host (or a redirect's) resolves to `address`, which the downloader's
+    /// ``DownloaderConfig/sourceAddressPolicy`` refuses (`reason` names its range, such as
+    /// "link-local"); nothing was sent to it. Never blocklists the URL: the policy decided, not the URL.
+    case sourceRefused(address: String, reason: String, url: URL)
     /// The connection failed (DNS, refused, reset, TLS...): the underlying `URLError`.
     case transport(URLError, url: URL)
     /// The URL failed permanently a short while ago and is on ``WebImageManager``'s blocklist; pass
@@ -62,7 +66,7 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidURL: nil
         case .badStatusCode(_, let url, _), .unacceptableContentType(_, let url), .responseTooLarge(_, let url),
              .truncatedResponse(_, _, let url), .emptyResponse(let url), .timedOut(let url), .cancelled(let url),
-             .notModified(let url), .tooManyRedirects(let url), .rejected(let url, _), .transport(_, let url),
+             .notModified(let url), .tooManyRedirects(let url), .rejected(let url, _), .transport(_, let url), .sourceRefused(_, _, let url),
              .blockedURL(let url), .notInCache(let url), .decodingFailed(_, let url), .encodingFailed(_, let url), .transformFailed(_, let url),
              .unsupportedOption(_, let url), .cacheStoreFailed(_, let url), .shutDown(let url):
             url
@@ -112,6 +116,8 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notModified(let url): "\(url.absoluteString) is not modified since the cached copy (HTTP 304)"
         case .tooManyRedirects(let url): "\(url.absoluteString) redirected too many times"
         case .rejected(let url, let reason): "\(url.absoluteString) was rejected: \(reason)"
+        case .sourceRefused(let address, let reason, let url):
+            "\(url.absoluteString) was not fetched: its host resolves to \(address) (\(reason)), which the source address policy refuses"
         case .transport(let error, let url): "\(url.absoluteString) could not be fetched: \(Self.explanation(of: error.code)) (URLError \(error.code.rawValue))"
         case .blockedURL(let url):
             "\(url.absoluteString) failed recently and is blocked until its blocklist entry expires (use .retryFailed to try it now)"

@@ -283,7 +283,21 @@ final class DownloadScheduler: Sendable {
                 launchQueue.async { self.sendTask(for: operation, request: plain, settings: settings, deadline: nil, restart: nil) }
             }
         }
-        sendTask(for: operation, request: request, settings: settings, deadline: .now + settings.config.downloadTimeout, restart: restart)
+        let deadline = ContinuousClock.now + settings.config.downloadTimeout
+        guard let host = request.url?.host, settings.config.sourceAddressPolicy != .unrestricted else {
+            return sendTask(for: operation, request: request, settings: settings, deadline: deadline, restart: restart)
+        }
+        let ready = request, resend = restart
+        SourceAddressCheck.check(host: host, policy: settings.config.sourceAddressPolicy) { [weak self] refused in
+            guard let self else { return }
+            if let refused {
+                operation.fail(.sourceRefused(address: refused.address.description, reason: refused.reason, url: operation.url))
+            } else if IPAddress(host) != nil {
+                sendTask(for: operation, request: ready, settings: settings, deadline: deadline, restart: resend)   // still on the launch queue
+            } else {
+                launchQueue.async { self.sendTask(for: operation, request: ready, settings: settings, deadline: deadline, restart: resend) }
+            }
+        }
     }
 
     /// Creates, registers and resumes the network task of `operation`, watching `deadline` if given.

@@ -71,6 +71,11 @@ public struct DownloaderConfig: Sendable {
     /// the whole limit is not kept. Lowering the limit with ``Downloader/updateConfig(_:)`` drops the
     /// partials that no longer fit.
     public var maxResumableDataBytes: Int
+    /// Which addresses downloads may connect to, checked on the resolved addresses of every request
+    /// and redirect; default ``SourceAddressPolicy/standard`` (no link-local or unspecified
+    /// destination: the cloud metadata service stays out of reach). A server fetching URLs its
+    /// users type sets ``SourceAddressPolicy/publicOnly``.
+    public var sourceAddressPolicy: SourceAddressPolicy
 
     /// The `User-Agent` WebImage sends by default.
     public static let defaultUserAgent = "WebImage/0.1 (Swift; Linux)"
@@ -83,7 +88,8 @@ public struct DownloaderConfig: Sendable {
         basicAuthentication: (username: String, password: String)? = nil, credential: URLCredential? = nil, maxRedirects: Int = 10,
         acceptableStatusCodes: Set<Int> = Set(200..<300), acceptableContentTypes: Set<String>? = nil,
         maxResponseBytes: Int = 64 << 20, requestModifier: RequestModifier? = nil, responseModifier: ResponseModifier? = nil,
-        dataTransformer: DataTransformer? = nil, maxResumableDataBytes: Int = 32 << 20
+        dataTransformer: DataTransformer? = nil, maxResumableDataBytes: Int = 32 << 20,
+        sourceAddressPolicy: SourceAddressPolicy = .standard
     ) {
         self.maxConcurrentDownloads = maxConcurrentDownloads
         self.maxConcurrentDownloadsPerHost = maxConcurrentDownloadsPerHost
@@ -101,6 +107,7 @@ public struct DownloaderConfig: Sendable {
         self.responseModifier = responseModifier
         self.dataTransformer = dataTransformer
         self.maxResumableDataBytes = maxResumableDataBytes
+        self.sourceAddressPolicy = sourceAddressPolicy
     }
 
     /// The `Authorization` header value for ``credential`` or ``basicAuthentication``, if either is set.

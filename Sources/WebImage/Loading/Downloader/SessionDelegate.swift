@@ -60,7 +60,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(nil)
             return
         }
-        entry.operation.answerRedirect(maxRedirects: entry.settings.config.maxRedirects, request: request, completionHandler)
+        let config = entry.settings.config, operation = entry.operation
+        guard let host = request.url?.host, config.sourceAddressPolicy != .unrestricted else {
+            return operation.answerRedirect(maxRedirects: config.maxRedirects, request: request, completionHandler)
+        }
+        // Every hop is checked like the first request. A refusal fails the operation, which cancels
+        // the task, and the redirect is never answered (an answer after the cancel would trap).
+        SourceAddressCheck.check(host: host, policy: config.sourceAddressPolicy) { refused in
+            if let refused, let url = request.url {
+                operation.fail(.sourceRefused(address: refused.address.description, reason: refused.reason, url: url))
+            } else {
+                operation.answerRedirect(maxRedirects: config.maxRedirects, request: request, completionHandler)
+            }
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
