@@ -19,11 +19,14 @@ public struct ImageLoadRequest: Sendable {
     /// Checks or rewrites this request's response after the loader's own modifier (HTTP loaders
     /// only); default `nil`. A request with a modifier never shares a download with other callers.
     public var responseModifier: ResponseModifier?
+    /// The largest body this request accepts, within the loader's own limit; default `nil` (the
+    /// loader's limit alone). Callers with different limits never share a download.
+    public var maxResponseBytes: Int?
 
     /// Creates a request; every parameter but the URL defaults to the property's documented default.
     public init(url: URL, priority: DownloadPriority = .normal, headers: [String: String] = [:],
                 handlesCookies: Bool = false, validators: HTTPValidators? = nil,
-                requestModifier: RequestModifier? = nil, responseModifier: ResponseModifier? = nil) {
+                requestModifier: RequestModifier? = nil, responseModifier: ResponseModifier? = nil, maxResponseBytes: Int? = nil) {
         self.url = url
         self.priority = priority
         self.headers = headers
@@ -31,5 +34,6 @@ public struct ImageLoadRequest: Sendable {
         self.validators = validators
         self.requestModifier = requestModifier
         self.responseModifier = responseModifier
+        self.maxResponseBytes = maxResponseBytes
     }
 }

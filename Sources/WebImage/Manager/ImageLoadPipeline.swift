@@ -45,8 +45,9 @@ struct ImageLoadPipeline: Sendable {
 
     var decodeOptions: DecodeOptions {
         var decode = DecodeOptions(thumbnailPixelSize: context.thumbnailPixelSize,
-                                   preservesAspectRatio: context.preservesAspectRatio,
-                                   firstFrameOnly: options.contains(.decodeFirstFrameOnly), scale: scaleFactor)
+                                   preservesAspectRatio: context.preservesAspectRatio, pixelCountLimit: config.limits.maxSourcePixels,
+                                   firstFrameOnly: options.contains(.decodeFirstFrameOnly), scale: scaleFactor,
+                                   maxFrameCount: config.limits.maxFrameCount)
         if options.contains(.scaleDownLargeImages) {
             decode.maxPixelCount = max(1, (context.scaleDownLimitBytes ?? DecodeOptions.scaleDownPixelCount * 4) / 4)
         }
@@ -269,7 +270,8 @@ struct ImageLoadPipeline: Sendable {
         async throws(WebImageError) -> (response: ImageLoadResponse, data: Data, image: Image) {
         let request = ImageLoadRequest(url: url, priority: options.downloadPriority, headers: context.httpHeaders,
                                        handlesCookies: options.contains(.handleCookies), validators: validators,
-                                       requestModifier: context.requestModifier, responseModifier: context.responseModifier)
+                                       requestModifier: context.requestModifier, responseModifier: context.responseModifier,
+                                       maxResponseBytes: config.limits.maxSourceBytes)
         let progressive: ProgressiveDecoding? = options.contains(.progressiveLoad) && context.decryptor == nil
             ? ProgressiveDecoding(decoder: coders.makeIncrementalDecoder(options: decodeOptions),
                                   interval: config.partialImageInterval) { emit(.partialImage($0)) }
@@ -291,6 +293,8 @@ struct ImageLoadPipeline: Sendable {
         defer { durations.decode = .now - decodeStarted }
         counters.add(\.decodes)
         var data = response.data
+        // A loader other than the Downloader (files, a custom one) is checked here, on arrival.
+        if data.count > config.limits.maxSourceBytes { throw .responseTooLarge(limit: config.limits.maxSourceBytes, url: url) }
         if let decryptor = context.decryptor {
             guard let decrypted = decryptor(data, url) else {
                 throw .rejected(url: url, reason: "the decryptor refused the downloaded bytes")

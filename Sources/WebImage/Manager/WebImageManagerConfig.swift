@@ -23,16 +23,20 @@ public struct WebImageManagerConfig: Sendable {
     /// the manager keeps in memory, least recently used dropped first; a variant over a tenth of it
     /// is served from disk only; default 64 MiB; 0 keeps none in memory.
     public var maxVariantMemoryCost: Int
+    /// Bounds on source bytes, source pixels, animation frames and output pixels; default `ImageLimits()`.
+    public var limits: ImageLimits
 
     /// Creates a configuration; every parameter defaults to the property's documented default.
     public init(optionsProcessor: OptionsProcessor? = nil, shouldDownload: (@Sendable (URL) -> Bool)? = nil,
                 failedURLBlockDuration: Duration = .seconds(600), retryPolicy: RetryPolicy? = nil,
-                partialImageInterval: Duration = .milliseconds(100), maxVariantMemoryCost: Int = 64 << 20) {
+                partialImageInterval: Duration = .milliseconds(100), maxVariantMemoryCost: Int = 64 << 20,
+                limits: ImageLimits = ImageLimits()) {
         self.optionsProcessor = optionsProcessor
         self.shouldDownload = shouldDownload
         self.failedURLBlockDuration = failedURLBlockDuration
         self.retryPolicy = retryPolicy
         self.partialImageInterval = partialImageInterval
         self.maxVariantMemoryCost = maxVariantMemoryCost
+        self.limits = limits
     }
 }

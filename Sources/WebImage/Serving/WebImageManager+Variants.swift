@@ -134,6 +134,14 @@ extension WebImageManager {
         let image = try await slowLoad(url: url, options: imageOptions, context: imageContext, events: nil, memoryChecked: false,
                                        optionsProcessed: true).result.image
         let format = choice.format(for: image)
+        var pixelSize = image.size
+        if let side = encoding.maxPixelSize, side > 0, max(image.width, image.height) > side {
+            pixelSize = PNGCoder.size(of: image.size, fittingSide: side)
+        }
+        let outputLimit = config.limits.maxOutputPixels
+        guard pixelSize.width * pixelSize.height <= outputLimit else {
+            throw .encodingFailed(.imageTooLarge(width: pixelSize.width, height: pixelSize.height, limit: outputLimit), url: url)
+        }
         let data: Data
         do {
             data = try coders.encode(image, as: format, options: encoding)
@@ -143,10 +151,6 @@ extension WebImageManager {
             throw .encodingFailed(.encodingFailed(format: format, reason: "\(error)"), url: url)
         }
         counters.add(\.encodes)
-        var pixelSize = image.size
-        if let side = encoding.maxPixelSize, side > 0, max(image.width, image.height) > side {
-            pixelSize = PNGCoder.size(of: image.size, fittingSide: side)
-        }
         let variant = ImageVariant(data: data, format: format, pixelSize: pixelSize, cacheType: .none,
                                    entityTag: ImageVariant.entityTag(of: data))
         guard let variantKey else { return variant }

@@ -73,6 +73,11 @@ final class DownloadOperation: Sendable {
         state = Mutex(State(priority: request.priority, enqueuedAt: .now))
     }
 
+    /// The largest body this download accepts: the downloader's limit, or the request's if smaller.
+    func byteLimit(_ config: DownloaderConfig) -> Int {
+        min(config.maxResponseBytes, request.maxResponseBytes ?? .max)
+    }
+
     /// The key of this URL's partial in ``partials``.
     var partialKey: String { request.url.absoluteString }
 
@@ -259,8 +264,8 @@ final class DownloadOperation: Sendable {
             return false
         }
         let expected = http.expectedContentLength >= 0 ? Int(http.expectedContentLength) : nil
-        if let expected, expected > config.maxResponseBytes {
-            fail(.responseTooLarge(limit: config.maxResponseBytes, url: url))
+        if let expected, expected > byteLimit(config) {
+            fail(.responseTooLarge(limit: byteLimit(config), url: url))
             return false
         }
         // With a content coding (gzip, br...) URLSession hands over decoded bytes, while Content-Length
@@ -286,8 +291,8 @@ final class DownloadOperation: Sendable {
             fail(.unacceptableContentType(contentType, url: url))
             return false
         }
-        guard total <= config.maxResponseBytes else {
-            fail(.responseTooLarge(limit: config.maxResponseBytes, url: url))
+        guard total <= byteLimit(config) else {
+            fail(.responseTooLarge(limit: byteLimit(config), url: url))
             return false
         }
         state.withLock { state in

@@ -96,7 +96,7 @@ final class DownloadScheduler: Sendable {
     func join(_ request: ImageLoadRequest) -> (operation: DownloadOperation, waiterID: UInt64)? {
         let joined = state.withLock { state -> (DownloadOperation, UInt64, [Launch])? in
             guard !state.isShutDown else { return nil }
-            let key = Self.key(for: request)
+            let key = Self.key(for: request, config: state.config)
             let operation: DownloadOperation
             state.sequence += 1
             let waiterID = state.sequence
@@ -130,7 +130,7 @@ final class DownloadScheduler: Sendable {
 
     /// The callers waiting on the operation for `request` (for tests and diagnostics).
     func callerCount(for request: ImageLoadRequest) -> Int {
-        state.withLock { $0.operations[Self.key(for: request)]?.callerCount ?? 0 }
+        state.withLock { state in state.operations[Self.key(for: request, config: state.config)]?.callerCount ?? 0 }
     }
 
     /// Frees the slot of a finished operation, starts the next queued ones, and reports the fetch.
@@ -325,7 +325,9 @@ final class DownloadScheduler: Sendable {
 
     private static let uniqueKeys = Atomic<UInt64>(0)
 
-    private static func key(for request: ImageLoadRequest) -> String {
+    /// What callers must share to share a download. A request's own byte limit counts only when it
+    /// is below the downloader's (otherwise the download is the same).
+    private static func key(for request: ImageLoadRequest, config: DownloaderConfig) -> String {
         var key = request.url.absoluteString
         if request.requestModifier != nil || request.responseModifier != nil {
             key += "\u{0}unshared-\(uniqueKeys.add(1, ordering: .relaxed).newValue)"
@@ -334,6 +336,7 @@ final class DownloadScheduler: Sendable {
             key += "\u{0}\(validators.entityTag ?? "")\u{0}\(validators.lastModified ?? "")"
         }
         if request.handlesCookies { key += "\u{0}cookies" }
+        if let limit = request.maxResponseBytes, limit < config.maxResponseBytes { key += "\u{0}max\(limit)" }
         if !request.headers.isEmpty {
             key += "\u{0}" + request.headers.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: "&")
         }

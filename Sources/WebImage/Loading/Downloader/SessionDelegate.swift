@@ -51,7 +51,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let entry = entry(for: dataTask) else { return }
-        if !entry.operation.received(data, maxBytes: entry.settings.config.maxResponseBytes) { dataTask.cancel() }
+        if !entry.operation.received(data, maxBytes: entry.operation.byteLimit(entry.settings.config)) { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
