@@ -47,14 +47,17 @@ public final class CoderRegistry: ProgressiveImageCoder {
         coder(for: data) != nil
     }
 
-    /// Decodes `data` with the first coder (newest first) that accepts it.
+    /// Decodes `data` with the first coder (newest first) that accepts it, then, with
+    /// ``DecodeOptions/convertsToSRGB``, converts an embedded ICC profile's pixels to sRGB.
     /// - Throws: ``ImageCodingError/unsupportedFormat(_:)`` when no coder accepts the data, otherwise
     ///   what that coder throws.
     public func decode(_ data: Data, options: DecodeOptions = DecodeOptions()) throws -> Image {
         guard let coder = coder(for: data) else {
             throw ImageCodingError.unsupportedFormat(ImageFormat(sniffing: data))
         }
-        return try coder.decode(data, options: options)
+        let image = try coder.decode(data, options: options)
+        if options.convertsToSRGB { SRGBConverter.convert(image, decodedFrom: data) }
+        return image
     }
 
     /// Whether any registered coder can encode `format`.

@@ -42,13 +42,18 @@ public struct DecodeOptions: Sendable, Hashable {
     public var maxAnimationByteCount: Int
     /// The ``Image/scale`` to give the result (pixels per point); default 1.
     public var scale: Double
+    /// Whether pixels are converted from an embedded ICC profile (JPEG, PNG, WebP) to sRGB with Little
+    /// CMS after decoding, as servers serve them; default `false` here, where decoded pixels are the
+    /// file's own (the corpus checksums' definition). ``WebImageManager`` turns it on unless
+    /// ``WebImageOptions/preserveColorProfile``. RGB profiles only: gray and CMYK profiles are left alone.
+    public var convertsToSRGB: Bool
 
     /// Creates decode options; every parameter defaults to the property's documented default.
     public init(
         thumbnailPixelSize: PixelSize? = nil, preservesAspectRatio: Bool = true, maxPixelCount: Int? = nil,
         pixelCountLimit: Int = DecodeOptions.defaultPixelCountLimit, applyOrientation: Bool = true,
         firstFrameOnly: Bool = false, scale: Double = 1, maxFrameCount: Int = DecodeOptions.defaultMaxFrameCount,
-        maxAnimationByteCount: Int = DecodeOptions.defaultMaxAnimationByteCount
+        maxAnimationByteCount: Int = DecodeOptions.defaultMaxAnimationByteCount, convertsToSRGB: Bool = false
     ) {
         self.thumbnailPixelSize = thumbnailPixelSize
         self.preservesAspectRatio = preservesAspectRatio
@@ -59,6 +64,7 @@ public struct DecodeOptions: Sendable, Hashable {
         self.scale = scale
         self.maxFrameCount = maxFrameCount
         self.maxAnimationByteCount = maxAnimationByteCount
+        self.convertsToSRGB = convertsToSRGB
     }
 
     /// Throws unless an animation of `frameCount` canvases of `canvas` fits ``maxFrameCount`` and

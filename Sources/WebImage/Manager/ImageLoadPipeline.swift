@@ -47,7 +47,7 @@ struct ImageLoadPipeline: Sendable {
         var decode = DecodeOptions(thumbnailPixelSize: context.thumbnailPixelSize,
                                    preservesAspectRatio: context.preservesAspectRatio, pixelCountLimit: config.limits.maxSourcePixels,
                                    firstFrameOnly: options.contains(.decodeFirstFrameOnly), scale: scaleFactor,
-                                   maxFrameCount: config.limits.maxFrameCount)
+                                   maxFrameCount: config.limits.maxFrameCount, convertsToSRGB: !options.contains(.preserveColorProfile))
         if options.contains(.scaleDownLargeImages) {
             decode.maxPixelCount = max(1, (context.scaleDownLimitBytes ?? DecodeOptions.scaleDownPixelCount * 4) / 4)
         }
@@ -302,6 +302,7 @@ struct ImageLoadPipeline: Sendable {
             data = decrypted
         }
         if let image = await progressive?.finish(expectedBytes: data.count) {
+            if decodeOptions.convertsToSRGB { SRGBConverter.convert(image, decodedFrom: data) }
             return (response, data, image)
         }
         do {

@@ -49,6 +49,10 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let waitStoreCache = WebImageOptions(rawValue: 1 << 14)
     /// Store the result in memory only, never on disk.
     public static let cacheMemoryOnly = WebImageOptions(rawValue: 1 << 15)
+    /// Keep the source's pixels as the file stores them: no conversion from an embedded ICC profile
+    /// to sRGB (which the manager does by default, as imgproxy and sharp do). The profile itself is
+    /// not written to outputs either way.
+    public static let preserveColorProfile = WebImageOptions(rawValue: 1 << 16)
 
     /// The download priority these flags ask for.
     var downloadPriority: DownloadPriority {

@@ -1,0 +1,88 @@
+#include "CColor.h"
+#include <lcms2.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+struct ccolor_transform {
+    cmsHTRANSFORM transform;
+};
+
+static void ccolor_silent(cmsContext context, cmsUInt32Number code, const char *text) {
+    (void)context; (void)code; (void)text;
+}
+
+ccolor_transform *ccolor_transform_create(const void *profile, size_t size, int channels) {
+    if (profile == NULL || size < 132 || size > (size_t)UINT32_MAX || (channels != 3 && channels != 4)) return NULL;
+    cmsSetLogErrorHandler(ccolor_silent);
+    cmsHPROFILE source = cmsOpenProfileFromMem(profile, (cmsUInt32Number)size);
+    if (source == NULL) return NULL;
+    if (cmsGetColorSpace(source) != cmsSigRgbData) {
+        cmsCloseProfile(source);
+        return NULL;
+    }
+    cmsHPROFILE srgb = cmsCreate_sRGBProfile();
+    if (srgb == NULL) {
+        cmsCloseProfile(source);
+        return NULL;
+    }
+    cmsUInt32Number format = channels == 4 ? TYPE_RGBA_8 : TYPE_RGB_8;
+    cmsUInt32Number flags = cmsFLAGS_NOCACHE | (channels == 4 ? cmsFLAGS_COPY_ALPHA : 0);
+    cmsHTRANSFORM transform = cmsCreateTransform(source, format, srgb, format, INTENT_PERCEPTUAL, flags);
+    cmsCloseProfile(source);
+    cmsCloseProfile(srgb);
+    if (transform == NULL) return NULL;
+    ccolor_transform *result = malloc(sizeof *result);
+    if (result == NULL) {
+        cmsDeleteTransform(transform);
+        return NULL;
+    }
+    result->transform = transform;
+    return result;
+}
+
+void ccolor_transform_apply(ccolor_transform *transform, void *pixels, int width, int height, size_t stride) {
+    if (transform == NULL || pixels == NULL || width <= 0 || height <= 0) return;
+    cmsDoTransformLineStride(transform->transform, pixels, pixels, (cmsUInt32Number)width, (cmsUInt32Number)height,
+                             (cmsUInt32Number)stride, (cmsUInt32Number)stride, 0, 0);
+}
+
+void ccolor_transform_destroy(ccolor_transform *transform) {
+    if (transform == NULL) return;
+    cmsDeleteTransform(transform->transform);
+    free(transform);
+}
+
+uint8_t *ccolor_inflate(const uint8_t *source, size_t length, size_t limit, size_t *size) {
+    if (source == NULL || size == NULL || length == 0 || length > UINT32_MAX) return NULL;
+    z_stream stream = {0};
+    if (inflateInit(&stream) != Z_OK) return NULL;
+    size_t capacity = length * 4 < limit ? (length * 4 > 4096 ? length * 4 : 4096) : limit;
+    uint8_t *buffer = malloc(capacity);
+    if (buffer == NULL) {
+        inflateEnd(&stream);
+        return NULL;
+    }
+    stream.next_in = (Bytef *)source;
+    stream.avail_in = (uInt)length;
+    int status = Z_OK;
+    while (status == Z_OK) {
+        if (stream.total_out == capacity) {
+            if (capacity >= limit) break;
+            size_t grown = capacity * 2 < limit ? capacity * 2 : limit;
+            uint8_t *larger = realloc(buffer, grown);
+            if (larger == NULL) break;
+            buffer = larger;
+            capacity = grown;
+        }
+        stream.next_out = buffer + stream.total_out;
+        stream.avail_out = (uInt)(capacity - stream.total_out);
+        status = inflate(&stream, Z_NO_FLUSH);
+    }
+    *size = stream.total_out;
+    inflateEnd(&stream);
+    if (status != Z_STREAM_END) {
+        free(buffer);
+        return NULL;
+    }
+    return buffer;
+}

@@ -1,0 +1,94 @@
+import CColor
+import Foundation
+
+/// Finds the ICC profile embedded in encoded image bytes, without decoding them: JPEG `APP2
+/// ICC_PROFILE` segments (joined in sequence order, wherever they sit before the scan), PNG `iCCP`
+/// (inflated, at most ``maxProfileSize``), WebP `ICCP`. Other formats, and damaged or incomplete
+/// profiles, give `nil` (the pixels are then taken as sRGB).
+enum ICCProfileReader {
+    /// The largest profile read (real profiles are kilobytes; a CMYK one may reach a megabyte).
+    static let maxProfileSize = 4 << 20
+
+    static func profile(in data: Data) -> Data? {
+        switch ImageFormat(sniffing: data) {
+        case .jpeg: jpegProfile(in: [UInt8](data))
+        case .png: pngProfile(in: data)
+        case .webp: webpProfile(in: data)
+        default: nil
+        }
+    }
+
+    /// APP2 segments `ICC_PROFILE\0`, sequence number, count, then a piece of the profile.
+    static func jpegProfile(in bytes: [UInt8]) -> Data? {
+        let signature = Array("ICC_PROFILE".utf8) + [0]
+        var pieces: [Int: ArraySlice<UInt8>] = [:]
+        var expectedCount = 0
+        var index = 2
+        guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
+        while index + 4 <= bytes.count {
+            guard bytes[index] == 0xFF else { return nil }
+            let marker = bytes[index + 1]
+            if marker == 0xFF { index += 1; continue }            // fill byte
+            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { index += 2; continue }
+            if marker == 0xDA || marker == 0xD9 { break }          // the scan: no header segment follows
+            let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            guard length >= 2, index + 2 + length <= bytes.count else { return nil }
+            let body = bytes[(index + 4)..<(index + 2 + length)]
+            if marker == 0xE2, body.count > signature.count + 2, body.prefix(signature.count).elementsEqual(signature) {
+                let sequence = Int(body[body.startIndex + signature.count])
+                expectedCount = Int(body[body.startIndex + signature.count + 1])
+                pieces[sequence] = body.dropFirst(signature.count + 2)
+            }
+            index += 2 + length
+        }
+        guard expectedCount > 0, pieces.count == expectedCount else { return nil }
+        var profile = Data()
+        for sequence in 1...expectedCount {
+            guard let piece = pieces[sequence] else { return nil }
+            profile.append(contentsOf: piece)
+            if profile.count > maxProfileSize { return nil }
+        }
+        return profile
+    }
+
+    /// The `iCCP` chunk before `IDAT`: a name, a zero, the compression method (0), a zlib stream.
+    static func pngProfile(in data: Data) -> Data? {
+        let bytes = [UInt8](data.prefix(16 << 20))
+        var index = 8
+        while index + 8 <= bytes.count {
+            let length = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            let type = String(decoding: bytes[(index + 4)..<(index + 8)], as: UTF8.self)
+            guard length >= 0, index + 12 + length <= bytes.count else { return nil }
+            if type == "IDAT" || type == "IEND" { return nil }
+            if type == "iCCP" {
+                let body = bytes[(index + 8)..<(index + 8 + length)]
+                guard let zero = body.firstIndex(of: 0), zero + 2 <= body.endIndex, body[zero + 1] == 0 else { return nil }
+                let stream = Array(body[(zero + 2)...])
+                var size = 0
+                guard let inflated = stream.withUnsafeBufferPointer({ ccolor_inflate($0.baseAddress, $0.count, maxProfileSize, &size) })
+                else { return nil }
+                defer { free(inflated) }
+                return Data(bytes: inflated, count: size)
+            }
+            index += 12 + length
+        }
+        return nil
+    }
+
+    /// RIFF `WEBP`, then chunks; an extended file (`VP8X`) may carry `ICCP` before the image data.
+    static func webpProfile(in data: Data) -> Data? {
+        let bytes = [UInt8](data.prefix(16 << 20))
+        var index = 12
+        while index + 8 <= bytes.count {
+            let type = String(decoding: bytes[index..<(index + 4)], as: UTF8.self)
+            let length = Int(bytes[index + 4]) | Int(bytes[index + 5]) << 8 | Int(bytes[index + 6]) << 16 | Int(bytes[index + 7]) << 24
+            guard index + 8 + length <= bytes.count else { return nil }
+            if type == "ICCP" {
+                return length <= maxProfileSize ? Data(bytes[(index + 8)..<(index + 8 + length)]) : nil
+            }
+            if type == "VP8 " || type == "VP8L" || type == "ANMF" || type == "ALPH" { return nil }
+            index += 8 + length + (length & 1)
+        }
+        return nil
+    }
+}
