@@ -75,7 +75,7 @@ static void compose_row(const uint8_t *s, uint8_t *t, uint32_t width, int channe
 }
 
 int cjpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t bytes_per_row, int channels,
-                 int out_components, int quality, int chroma_444, const uint8_t *background_rgb,
+                 int out_components, int quality, int chroma_444, int progressive, const uint8_t *background_rgb,
                  cjpeg_encoded *result, char *message, size_t message_size) {
     result->bytes = NULL;
     result->count = 0;
@@ -127,6 +127,7 @@ int cjpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t 
         e->cinfo.comp_info[0].v_samp_factor = 1;
     }
     e->cinfo.dct_method = JDCT_ISLOW;
+    if (progressive) jpeg_simple_progression(&e->cinfo);
     jpeg_start_compress(&e->cinfo, TRUE);
     while (e->cinfo.next_scanline < height) {
         const uint8_t *source = pixels + (size_t)e->cinfo.next_scanline * bytes_per_row;

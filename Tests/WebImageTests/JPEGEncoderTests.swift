@@ -86,4 +86,15 @@ import Testing
         let back = try coder.decode(try coder.encode(one, as: .jpeg, options: EncodeOptions(compressionQuality: 1)), options: DecodeOptions())
         #expect(back.withUnsafeRow(0) { abs(Int($0[0]) - 77) <= 1 })
     }
+
+    @Test func progressiveOutputHasAProgressiveFrameAndDecodesToTheSamePixels() throws {
+        let image = try Image(width: 64, height: 48, pixelFormat: .rgb8,
+                              pixels: (0..<(64 * 48 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let baseline = try coder.encode(image, as: .jpeg, options: EncodeOptions())
+        let progressive = try coder.encode(image, as: .jpeg, options: EncodeOptions(isProgressive: true))
+        #expect(progressive.range(of: Data([0xFF, 0xC2])) != nil, "SOF2: a progressive frame")
+        #expect(baseline.range(of: Data([0xFF, 0xC2])) == nil && baseline.range(of: Data([0xFF, 0xC0])) != nil)
+        let a = try coder.decode(baseline, options: DecodeOptions()), b = try coder.decode(progressive, options: DecodeOptions())
+        #expect(a.pixels == b.pixels, "the same quantized coefficients, only sent in another order")
+    }
 }

@@ -183,10 +183,11 @@ typedef struct {
  * 4 RGBA, straight alpha) as a baseline JPEG of `out_components` (1 gray or 3 YCbCr) at libjpeg
  * `quality` 1–100. Alpha is composed over the background (`background_rgb`, 3 bytes); gray input
  * written as colour is replicated. `chroma_444` keeps full-resolution chroma (otherwise 4:2:0).
+ * `progressive` writes a progressive JPEG (libjpeg's standard scan script, jpeg_simple_progression).
  * Returns 0 and fills `result`, or -1 and writes libjpeg's message into `message`.
  */
 int cjpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t bytes_per_row, int channels,
-                 int out_components, int quality, int chroma_444, const uint8_t *background_rgb,
+                 int out_components, int quality, int chroma_444, int progressive, const uint8_t *background_rgb,
                  cjpeg_encoded *result, char *message, size_t message_size);
 
 #ifdef __cplusplus

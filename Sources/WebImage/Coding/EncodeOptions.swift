@@ -34,11 +34,16 @@ public struct EncodeOptions: Sendable, Hashable {
     /// fit, the lowest-quality file is returned (it is never an error). Lossless encodes ignore it.
     public var maxFileSize: Int?
 
+    /// Whether JPEG is written progressive (libjpeg's standard scan script: a coarse image first, then
+    /// refinements; usually a little smaller above 10 KB); default `false` (baseline). Other formats
+    /// ignore it.
+    public var isProgressive: Bool
+
     /// Creates encode options; every parameter defaults to the property's documented default.
     public init(
         compressionQuality: Double = 0.9, backgroundColor: PixelColor = .white,
         maxPixelSize: Int? = nil, pngCompressionLevel: Int = 3, isLossless: Bool = false,
-        compressionEffort: Double? = nil, firstFrameOnly: Bool = false, maxFileSize: Int? = nil
+        compressionEffort: Double? = nil, firstFrameOnly: Bool = false, maxFileSize: Int? = nil, isProgressive: Bool = false
     ) {
         self.compressionQuality = compressionQuality
         self.backgroundColor = backgroundColor
@@ -48,6 +53,7 @@ public struct EncodeOptions: Sendable, Hashable {
         self.compressionEffort = compressionEffort
         self.firstFrameOnly = firstFrameOnly
         self.maxFileSize = maxFileSize
+        self.isProgressive = isProgressive
     }
 
     /// ``compressionQuality`` clamped to 0...1 (NaN reads as the default, 0.9).

@@ -18,12 +18,12 @@ enum JPEGEncoder {
         stillOptions.firstFrameOnly = true
         let scaled = try stillOptions.frames(of: image)[0].image
         return try options.encodingWithinMaxFileSize { (quality) throws(ImageCodingError) in
-            try encode(scaled, quality: quality, background: options.backgroundColor)
+            try encode(scaled, quality: quality, background: options.backgroundColor, progressive: options.isProgressive)
         }
     }
 
     /// One libjpeg encode of `source` at `quality` (0...1).
-    static func encode(_ source: Image, quality: Double, background: PixelColor) throws(ImageCodingError) -> Data {
+    static func encode(_ source: Image, quality: Double, background: PixelColor, progressive: Bool = false) throws(ImageCodingError) -> Data {
         let grayBackground = background.red == background.green && background.green == background.blue
         let outComponents: Int32 = switch source.pixelFormat {
         case .gray8: 1
@@ -39,7 +39,7 @@ enum JPEGEncoder {
                 cjpeg_encode(pixels.baseAddress?.assumingMemoryBound(to: UInt8.self),
                              UInt32(source.width), UInt32(source.height), source.bytesPerRow,
                              Int32(source.pixelFormat.bytesPerPixel), outComponents,
-                             Int32(max(1, (quality * 100).rounded())), quality >= 0.9 ? 1 : 0,
+                             Int32(max(1, (quality * 100).rounded())), quality >= 0.9 ? 1 : 0, progressive ? 1 : 0,
                              backgroundPointer.baseAddress, &encoded, &message, messageSize)
             }
         }

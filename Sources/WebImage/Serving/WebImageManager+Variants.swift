@@ -100,6 +100,7 @@ extension WebImageManager {
         if let effort = encoding.clampedEffort { part += ",e\(Int((effort * 100).rounded()))" }
         if encoding.firstFrameOnly { part += ",first" }
         if let size = encoding.maxFileSize { part += ",size\(size)" }
+        if encoding.isProgressive { part += ",progressive" }
         return part + ")"
     }
 
