@@ -52,6 +52,38 @@ enum ManagerBenchmarks {
         rows.append(Row(name: "loadImage disk hit (\(jpeg.count / 1000) KB JPEG)", ours: diskHit, reference: "read() + decode",
                         referenceValue: plainDisk, goal: 0.9))
 
+        // Warm variants: the stored bytes of a 256 px WebP, from disk (no memory tier for variants) and
+        // from memory, against read() of the same file. Nothing is decoded or encoded.
+        let variantManager = WebImageManager(cache: diskOnly, loader: FileLoader(),
+                                             config: WebImageManagerConfig(maxVariantMemoryCost: 0))
+        let variantContext = WebImageContext(thumbnailPixelSize: PixelSize(width: 256, height: 256))
+        let sampleURL = sample
+        _ = try await variantManager.loadVariant(url: sampleURL, format: .exactly(.jpeg), options: .waitStoreCache, context: variantContext)
+        let variantKey = try requireBench(variantManager.variantCacheKey(for: sampleURL, format: .exactly(.jpeg), context: variantContext))
+        let variantPath = try requireBench(diskOnly.cachePath(forKey: variantKey))
+        let (variantHit, plainVariant) = try await DownloadBenchmarks.interleaved(iterations * 4) {
+            for _ in 0..<100 {
+                let variant = try await variantManager.loadVariant(url: sampleURL, format: .exactly(.jpeg), context: variantContext)
+                if variant.cacheType != .disk { throw BenchError("expected a disk hit, got \(variant.cacheType)") }
+            }
+        } reference: {
+            for _ in 0..<100 { _ = try CacheBenchmarks.readPlain(variantPath) }
+        }
+        rows.append(Row(name: "loadVariant warm disk hit x100 (256 px JPEG)", ours: variantHit, reference: "read() of the same file x100",
+                        referenceValue: plainVariant, goal: 0.9))
+        let memoryVariants = WebImageManager(cache: diskOnly, loader: FileLoader())
+        _ = try await memoryVariants.loadVariant(url: sampleURL, format: .exactly(.jpeg), context: variantContext)
+        let (memoryVariantHit, plainAgain) = try await DownloadBenchmarks.interleaved(iterations * 4) {
+            for _ in 0..<100 {
+                let variant = try await memoryVariants.loadVariant(url: sampleURL, format: .exactly(.jpeg), context: variantContext)
+                if variant.cacheType != .memory { throw BenchError("expected a memory hit, got \(variant.cacheType)") }
+            }
+        } reference: {
+            for _ in 0..<100 { _ = try CacheBenchmarks.readPlain(variantPath) }
+        }
+        rows.append(Row(name: "loadVariant warm memory hit x100 (256 px JPEG)", ours: memoryVariantHit, reference: "read() of the same file x100",
+                        referenceValue: plainAgain, goal: 0.9))
+
         // Cold loads from nginx: no cache tier at all, so each round downloads and decodes everything.
         if (try? await URLSession.shared.data(from: URL(string: DownloadBenchmarks.base + "0.jpg")!)) != nil {
             let small = (0..<1000).map { URL(string: DownloadBenchmarks.base + "\($0).jpg")! }

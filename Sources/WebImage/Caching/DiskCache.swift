@@ -112,11 +112,19 @@ public actor DiskCache {
         return nil
     }
 
+    /// ``data(forKey:)`` and ``metadata(forKey:)`` in one call (one hop onto the actor): what a
+    /// byte-level hit (an encoded variant) needs.
+    /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` when the file exists but cannot be read.
+    public func dataAndMetadata(forKey key: String) throws(DiskCacheError) -> (data: Data, metadata: DiskCacheMetadata?)? {
+        guard let data = try data(forKey: key) else { return nil }
+        return (data, metadata(forKey: key))
+    }
+
     /// The metadata stored with the entry for `key`, or `nil` when there is no entry or no metadata.
     public func metadata(forKey key: String) -> DiskCacheMetadata? {
         guard let name = indexedName(forKey: key),
               let bytes = DiskFile.metadata(of: directory.path + "/" + name) else { return nil }
-        return try? JSONDecoder().decode(DiskCacheMetadata.self, from: bytes)
+        return DiskCacheMetadata.decoded(from: bytes)
     }
 
     /// Stores `data` for `key` (replacing any entry) with optional metadata, crash-safely; then, if
@@ -127,7 +135,7 @@ public actor DiskCache {
         guard !key.isEmpty else { return }
         let name = DiskCacheFileName.make(forKey: key)
         let path = directory.path + "/" + name
-        let encoded = metadata.flatMap { try? JSONEncoder().encode($0) }
+        let encoded = metadata?.encoded
         let size: Int
         do {
             // A sidecar can only exist for a name already on disk (the index knows every file at start).

@@ -148,8 +148,8 @@ public final class ImageCache: ImageCaching {
     /// without a disk tier. A hit records its access time, as a query does.
     /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` when the entry exists but cannot be read.
     public func cachedData(forKey key: String) async throws -> CachedData? {
-        guard let diskCache, let data = try await diskCache.data(forKey: key) else { return nil }
-        return CachedData(data: data, metadata: await diskCache.metadata(forKey: key))
+        guard let diskCache, let hit = try await diskCache.dataAndMetadata(forKey: key) else { return nil }
+        return CachedData(data: hit.data, metadata: hit.metadata)
     }
 
     /// Stores bytes on disk only, without decoding (the downloader's raw response).

@@ -33,11 +33,12 @@ extension WebImageManager {
         if isShutDown { throw WebImageError.shutDown(url: url) }
         var options = options
         var context = context
-        config.optionsProcessor?(url, &options, &context)
+        if hotFlags.load(ordering: .relaxed) & HotFlag.processesOptions.rawValue != 0 {
+            config.optionsProcessor?(url, &options, &context)
+        }
         let coders = context.coders ?? self.coders
         let choice = Self.formatChoice(format, coders: coders)
-        let imageKey = cacheKey(for: url, context: context)
-        let variantKey = imageKey.map { CacheKeys.inserting(Self.variantPart(choice: choice, encoding: encoding), into: $0) }
+        let variantKey = variantCacheKey(for: url, choice: choice, encoding: encoding, context: context)
         let cache = context.cache ?? self.cache
         if let variantKey, !options.contains(.fromLoaderOnly) {
             if context.queryCacheType.includesMemory, let variant = variantMemory.value(forKey: variantKey) {
@@ -58,6 +59,20 @@ extension WebImageManager {
             try await self.encodeVariant(url: url, choice: choice, encoding: encoding, options: loadOptions, context: loadContext,
                                          coders: coders, cache: cache, variantKey: variantKey)
         }
+    }
+
+    /// The key the variant of `url` is stored under for these parameters (after no options processor:
+    /// pass the options and context the processor would make): the image's key
+    /// (``cacheKey(for:context:)``) with `-Variant(<format or Accept choice>,<encode options>)` inserted
+    /// before its extension. `nil` when the key filter says "cache nothing". A server can use it to
+    /// find or remove a variant (``ImageCaching/removeImage(forKey:cacheType:)``).
+    public func variantCacheKey(for url: URL, format: VariantFormat = .automatic(accept: nil), encoding: EncodeOptions = EncodeOptions(),
+                                context: WebImageContext = WebImageContext()) -> String? {
+        variantCacheKey(for: url, choice: Self.formatChoice(format, coders: context.coders ?? coders), encoding: encoding, context: context)
+    }
+
+    private func variantCacheKey(for url: URL, choice: FormatChoice, encoding: EncodeOptions, context: WebImageContext) -> String? {
+        cacheKey(for: url, context: context).map { CacheKeys.inserting(Self.variantPart(choice: choice, encoding: encoding), into: $0) }
     }
 
     /// The format part of a variant's key: the format asked for, or what an `Accept` header picks

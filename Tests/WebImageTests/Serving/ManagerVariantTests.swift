@@ -81,6 +81,13 @@ import WebImageWebP
         #expect(again.cacheType == .memory && again.entityTag == high.entityTag)
         #expect(other.entityTag != high.entityTag, "another source, another tag")
         #expect(fixture.manager.statistics.encodes == 3)
+        let key = try #require(fixture.manager.variantCacheKey(for: url, format: .exactly(.jpeg), encoding: EncodeOptions(compressionQuality: 0.3),
+                                                                context: thumbnail))
+        #expect(key.hasSuffix("-Variant(jpeg,q30,bg255.255.255,z3).jpg"))
+        await fixture.manager.backgroundWrites.waitUntilIdle()
+        #expect(await fixture.cache.diskImageExists(forKey: key), "the variant is stored under its key")
+        await fixture.cache.removeImage(forKey: key, cacheType: .all)
+        #expect(await fixture.cache.diskImageExists(forKey: key) == false)
     }
 
     @Test func theAutomaticChoiceIsPartOfTheKey() async throws {
