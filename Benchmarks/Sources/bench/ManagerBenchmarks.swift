@@ -61,28 +61,20 @@ enum ManagerBenchmarks {
         _ = try await variantManager.loadVariant(url: sampleURL, format: .exactly(.jpeg), options: .waitStoreCache, context: variantContext)
         let variantKey = try requireBench(variantManager.variantCacheKey(for: sampleURL, format: .exactly(.jpeg), context: variantContext))
         let variantPath = try requireBench(diskOnly.cachePath(forKey: variantKey))
-        let (variantHit, plainVariant) = try await DownloadBenchmarks.interleaved(iterations * 4) {
-            for _ in 0..<100 {
-                let variant = try await variantManager.loadVariant(url: sampleURL, format: .exactly(.jpeg), context: variantContext)
-                if variant.cacheType != .disk { throw BenchError("expected a disk hit, got \(variant.cacheType)") }
-            }
-        } reference: {
-            for _ in 0..<100 { _ = try CacheBenchmarks.readPlain(variantPath) }
-        }
-        rows.append(Row(name: "loadVariant warm disk hit x100 (256 px JPEG)", ours: variantHit, reference: "read() of the same file x100",
-                        referenceValue: plainVariant, goal: 0.9))
         let memoryVariants = WebImageManager(cache: diskOnly, loader: FileLoader())
         _ = try await memoryVariants.loadVariant(url: sampleURL, format: .exactly(.jpeg), context: variantContext)
-        let (memoryVariantHit, plainAgain) = try await DownloadBenchmarks.interleaved(iterations * 4) {
-            for _ in 0..<100 {
-                let variant = try await memoryVariants.loadVariant(url: sampleURL, format: .exactly(.jpeg), context: variantContext)
-                if variant.cacheType != .memory { throw BenchError("expected a memory hit, got \(variant.cacheType)") }
+        for (manager, tier) in [(variantManager, ImageCacheType.disk), (memoryVariants, .memory)] {
+            let (hit, plain) = try await DownloadBenchmarks.interleaved(iterations * 4) {
+                for _ in 0..<100 {
+                    let variant = try await manager.loadVariant(url: sampleURL, format: .exactly(.jpeg), context: variantContext)
+                    if variant.cacheType != tier { throw BenchError("expected a \(tier) hit, got \(variant.cacheType)") }
+                }
+            } reference: {
+                for _ in 0..<100 { _ = try CacheBenchmarks.readPlain(variantPath) }
             }
-        } reference: {
-            for _ in 0..<100 { _ = try CacheBenchmarks.readPlain(variantPath) }
+            rows.append(Row(name: "loadVariant warm \(tier == .disk ? "disk" : "memory") hit x100 (256 px JPEG)", ours: hit,
+                            reference: "read() of the same file x100", referenceValue: plain, goal: 0.9))
         }
-        rows.append(Row(name: "loadVariant warm memory hit x100 (256 px JPEG)", ours: memoryVariantHit, reference: "read() of the same file x100",
-                        referenceValue: plainAgain, goal: 0.9))
 
         // Cold loads from nginx: no cache tier at all, so each round downloads and decodes everything.
         if (try? await URLSession.shared.data(from: URL(string: DownloadBenchmarks.base + "0.jpg")!)) != nil {
