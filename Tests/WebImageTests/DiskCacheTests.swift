@@ -290,3 +290,25 @@ import Testing
         #expect(try await cache.data(forKey: "") == nil)
     }
 }
+
+/// Reads off the actor (the warm path of encoded variants).
+@Suite struct DiskCacheReadWithoutWaitingTests {
+    @Test func readsBytesAndMetadataAndCountsAsAnAccessForEviction() async throws {
+        let probeDirectory = TemporaryDirectory(), directory = TemporaryDirectory()
+        defer { probeDirectory.remove(); directory.remove() }
+        let bytes = Data(repeating: 7, count: 3000)
+        let probe = try DiskCache(directory: probeDirectory.url, config: ImageCacheConfig(diskSweepInterval: nil))
+        try await probe.store(bytes, forKey: "probe")
+        let perEntry = await probe.totalSize()   // what one entry occupies on this file system
+        let cache = try DiskCache(directory: directory.url, config: ImageCacheConfig(maxDiskSize: perEntry * 5 - 1, diskSweepInterval: nil))
+        let metadata = DiskCacheMetadata(entityTag: "\"e\"", pixelSize: PixelSize(width: 2, height: 3))
+        for index in 1...4 { try await cache.store(bytes, forKey: "k\(index)", metadata: metadata) }
+        let hit = try #require(try cache.readWithoutWaiting(forKey: "k1"))
+        #expect(hit.data == bytes && hit.metadata == metadata)
+        #expect(try cache.readWithoutWaiting(forKey: "absent") == nil)
+        try await cache.store(bytes, forKey: "k5")   // over the limit: down to half, least recently used first
+        #expect(await cache.contains("k1"), "k1 was read after k2...k4 were stored, so it is not the least recently used")
+        #expect(await cache.contains("k5"))
+        #expect(await !cache.contains("k2"))
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A directory of files named by the MD5 of their keys, with an age limit and a size limit that
 /// it enforces while the process runs.
@@ -37,6 +38,9 @@ public actor DiskCache {
     private var ownsSweeping = true
     /// Where sweeps are reported (``ImageCache/observer`` sets it).
     nonisolated let observerSlot = ObserverSlot()
+    /// Access times recorded by ``readWithoutWaiting(forKey:)`` off the actor, by file name, applied to
+    /// the index before anything reads its access times (LRU eviction, sweeps).
+    private nonisolated let recentAccesses = Mutex<[String: Double]>([:])
 
     /// Opens (creating if needed, mode 0700) the cache directory and indexes what it holds, then
     /// sweeps it in the background.
@@ -110,6 +114,40 @@ public actor DiskCache {
             }
         }
         return nil
+    }
+
+    /// ``data(forKey:)`` and ``metadata(forKey:)`` without going through the actor: the hot path of a
+    /// byte-level hit (an encoded variant served again). Reads the cache's own directory only (not
+    /// ``ImageCacheConfig/additionalReadPaths``; `nil` then, and ``dataAndMetadata(forKey:)`` looks
+    /// there). Safe beside the actor's work: files are replaced by rename, so a read sees a whole
+    /// entry or none; the access time is recorded on the file at once and in the index before the
+    /// next eviction or sweep. The metadata is read just after the bytes, so a store replacing the
+    /// entry in between could pair new metadata with old bytes (a variant's bytes are the same for
+    /// its key, so its ETag holds).
+    /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` when the file exists but cannot be read.
+    public nonisolated func readWithoutWaiting(forKey key: String) throws(DiskCacheError) -> (data: Data, metadata: DiskCacheMetadata?)? {
+        guard !key.isEmpty else { return nil }
+        let name = DiskCacheFileName.make(forKey: key)
+        for candidate in [name, DiskCacheFileName.withoutExtension(name)].compactMap({ $0 }) {
+            let path = directory.path + "/" + candidate
+            guard let data = try DiskFile.read(path) else { continue }
+            DiskFile.touch(path)
+            let now = Self.now()
+            recentAccesses.withLock { $0[candidate] = now }
+            return (data, DiskFile.metadata(of: path).flatMap(DiskCacheMetadata.decoded(from:)))
+        }
+        return nil
+    }
+
+    /// Applies the access times ``readWithoutWaiting(forKey:)`` recorded.
+    private func applyRecentAccesses() {
+        let accesses = recentAccesses.withLock { accesses in
+            defer { accesses.removeAll(keepingCapacity: true) }
+            return accesses
+        }
+        for (name, time) in accesses where index[name] != nil {
+            index[name]!.accessTime = max(index[name]!.accessTime, time)
+        }
     }
 
     /// ``data(forKey:)`` and ``metadata(forKey:)`` in one call (one hop onto the actor): what a
@@ -345,6 +383,7 @@ public actor DiskCache {
     }
 
     private func evictLeastRecentlyUsed(downTo target: Int) -> (count: Int, bytes: Int) {
+        applyRecentAccesses()
         var removed = (count: 0, bytes: 0)
         for (name, entry) in index.sorted(by: { $0.value.accessTime < $1.value.accessTime }) {
             if indexedBytes <= target { break }

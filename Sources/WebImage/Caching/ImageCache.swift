@@ -148,7 +148,9 @@ public final class ImageCache: ImageCaching {
     /// without a disk tier. A hit records its access time, as a query does.
     /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` when the entry exists but cannot be read.
     public func cachedData(forKey key: String) async throws -> CachedData? {
-        guard let diskCache, let hit = try await diskCache.dataAndMetadata(forKey: key) else { return nil }
+        guard let diskCache else { return nil }
+        if let hit = try diskCache.readWithoutWaiting(forKey: key) { return CachedData(data: hit.data, metadata: hit.metadata) }
+        guard !config.additionalReadPaths.isEmpty, let hit = try await diskCache.dataAndMetadata(forKey: key) else { return nil }
         return CachedData(data: hit.data, metadata: hit.metadata)
     }
 

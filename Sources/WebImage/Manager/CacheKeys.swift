@@ -16,18 +16,38 @@ enum CacheKeys {
     static func inserting(_ part: String, into key: String) -> String {
         // The path runs from after `scheme://authority` (if any) to the first `?` or `#`. Found by hand:
         // URLComponents percent-encodes keys with spaces or non-ASCII letters, so its ranges would
-        // not index the key itself.
-        let end = key.firstIndex { $0 == "?" || $0 == "#" } ?? key.endIndex
-        var start = key.startIndex
-        if let separator = key.range(of: "://"), separator.upperBound <= end {
-            start = key[separator.upperBound..<end].firstIndex(of: "/") ?? end
+        // not index the key itself. Searched in the UTF-8 view: every delimiter is ASCII, so its
+        // indices are also the string's, without the cost of walking grapheme clusters.
+        let bytes = key.utf8
+        let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        var start = bytes.startIndex
+        if let scheme = Self.schemeSeparatorEnd(in: bytes, before: end) {
+            start = bytes[scheme..<end].firstIndex(of: UInt8(ascii: "/")) ?? end
         }
-        let pathRange = start..<end
-        let path = key[pathRange]
-        let nameStart = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
-        if let dot = path[nameStart...].lastIndex(of: "."), dot > nameStart, path.index(after: dot) < path.endIndex {
+        let path = bytes[start..<end]
+        let nameStart = path.lastIndex(of: UInt8(ascii: "/")).map { bytes.index(after: $0) } ?? path.startIndex
+        if let dot = bytes[nameStart..<end].lastIndex(of: UInt8(ascii: ".")), dot > nameStart, bytes.index(after: dot) < end {
             return String(key[..<dot]) + separator + part + String(key[dot...])
         }
         return key + separator + part
+    }
+
+    /// The index just after the first `://` that ends before `end`, or `nil`.
+    private static func schemeSeparatorEnd(in bytes: String.UTF8View, before end: String.Index) -> String.Index? {
+        var index = bytes.startIndex
+        while index < end {
+            if bytes[index] == UInt8(ascii: ":") {
+                let slash1 = bytes.index(after: index)
+                if slash1 < bytes.endIndex, bytes[slash1] == UInt8(ascii: "/") {
+                    let slash2 = bytes.index(after: slash1)
+                    if slash2 < bytes.endIndex, bytes[slash2] == UInt8(ascii: "/") {
+                        let after = bytes.index(after: slash2)
+                        return after <= end ? after : nil
+                    }
+                }
+            }
+            index = bytes.index(after: index)
+        }
+        return nil
     }
 }
