@@ -61,11 +61,11 @@ extension WebImageManager {
         }
     }
 
-    /// The key the variant of `url` is stored under for these parameters (after no options processor:
-    /// pass the options and context the processor would make): the image's key
+    /// The key the variant of `url` is stored under for these parameters: the image's key
     /// (``cacheKey(for:context:)``) with `-Variant(<format or Accept choice>,<encode options>)` inserted
-    /// before its extension. `nil` when the key filter says "cache nothing". A server can use it to
-    /// find or remove a variant (``ImageCaching/removeImage(forKey:cacheType:)``).
+    /// before its extension. The options processor is not run: pass the context it would make. `nil`
+    /// when the key filter says "cache nothing". A server can use it to find or remove a stored
+    /// variant (``ImageCaching/removeImage(forKey:cacheType:)``).
     public func variantCacheKey(for url: URL, format: VariantFormat = .automatic(accept: nil), encoding: EncodeOptions = EncodeOptions(),
                                 context: WebImageContext = WebImageContext()) -> String? {
         variantCacheKey(for: url, choice: Self.formatChoice(format, coders: context.coders ?? coders), encoding: encoding, context: context)

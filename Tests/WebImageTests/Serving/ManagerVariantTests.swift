@@ -126,11 +126,13 @@ import WebImageWebP
         let source = try Data(contentsOf: Corpus.root.appendingPathComponent(path))
         server.route("/meta.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: source))
         let fixture = ManagerFixture(coders: Self.coders)
-        let original = try CoderRegistry.shared.decode(source)
+        // Fitted into 128 px (decoded small through DCT scaling): the encodes stay cheap for the suite.
+        let fitted = try CoderRegistry.shared.decode(source, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 128, height: 128)))
+        #expect(fitted.width >= fitted.height, "both sources are landscape or square once upright")
+        let context = WebImageContext(thumbnailPixelSize: PixelSize(width: 128, height: 128))
         for format in [ImageFormat.jpeg, .png, .webp] {
-            let variant = try await fixture.manager.loadVariant(url: server.url("/meta.jpg"), format: .exactly(format),
-                                                                context: WebImageContext())
-            #expect(variant.pixelSize == original.size, "upright: the decoder applied the orientation")
+            let variant = try await fixture.manager.loadVariant(url: server.url("/meta.jpg"), format: .exactly(format), context: context)
+            #expect(variant.pixelSize == fitted.size, "upright: the decoder applied the orientation")
             for marker in ["Exif", "eXIf", "EXIF", "XMP", "http://ns.adobe.com/xap", "iCCP", "ICC_PROFILE"] {
                 #expect(variant.data.range(of: Data(marker.utf8)) == nil, "\(format) output of \(path) carries \(marker)")
             }
