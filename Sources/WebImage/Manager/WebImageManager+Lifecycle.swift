@@ -21,7 +21,8 @@ extension WebImageManager {
     /// `shutdown()`, Nuke's `invalidate()`):
     ///
     /// 1. new loads throw ``WebImageError/shutDown(url:)`` from now on (memory hits too);
-    /// 2. the loads under way finish or are cancelled, as `loadsInFlight` says (default ``LoadsInFlight/finish``);
+    /// 2. the loads (and variant encodes) under way finish or are cancelled, as `loadsInFlight` says
+    ///    (default ``LoadsInFlight/finish``);
     /// 3. the disk writes loads did not wait for are finished (so a process that exits next keeps them);
     /// 4. the cache is shut down (``ImageCaching/shutdown()``: an ``ImageCache`` finishes its own
     ///    background writes and stops its sweep timer and memory-pressure monitors), then the loader
@@ -66,8 +67,14 @@ extension WebImageManager {
     private func performShutdown(loadsInFlight: LoadsInFlight) async {
         // Closed under the coalescer's lock: a load that passed the flag check just before it was set
         // either registered already (and is waited for) or is refused now.
+        variantCoalescer.close()
         coalescer.close()
-        if loadsInFlight == .cancel { coalescer.cancelAll() }
+        if loadsInFlight == .cancel {
+            variantCoalescer.cancelAll()
+            coalescer.cancelAll()
+        }
+        // Variants first: their encodes load through the coalescer and store through backgroundWrites.
+        await variantCoalescer.waitUntilIdle()
         await coalescer.waitUntilIdle()
         await backgroundWrites.waitUntilIdle()
         await cache.shutdown()

@@ -133,7 +133,7 @@ import Testing
 extension ManagerLifecycleTests {
     @Test func loadsRacingAShutdownAreRefusedOrFinishAndNoneOutlivesIt() async throws {
         serve("/race.png")
-        for round in 0..<10 {
+        for round in 0..<5 {
             let fixture = ManagerFixture()
             let loads = (0..<6).map { index in
                 Task { try await fixture.manager.loadImage(url: server.url("/race.png?\(round)-\(index)")) }

@@ -150,3 +150,32 @@ import WebImageWebP
         await #expect(throws: WebImageError.shutDown(url: url)) { try await fixture.manager.loadVariant(url: url, context: thumbnail) }
     }
 }
+
+extension ManagerVariantTests {
+    /// WebP encoding that takes 300 ms: a shutdown that did not wait for variant encodes would return
+    /// before this one's disk write starts.
+    struct SlowWebPEncoder: ImageCoder {
+        func canDecode(_ data: Data) -> Bool { false }
+        func decode(_ data: Data, options: DecodeOptions) throws -> Image { throw ImageCodingError.unsupportedFormat(.webp) }
+        func canEncode(_ format: ImageFormat) -> Bool { format == .webp }
+        func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
+            usleep(300_000)
+            return try WebPCoder().encode(image, as: format, options: options)
+        }
+    }
+
+    @Test func aShutdownWaitsForAVariantUnderWayAndItsDiskWrite() async throws {
+        serve("/late.jpg", headers: [("Content-Type", "image/jpeg")])
+        let fixture = ManagerFixture(coders: CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), SlowWebPEncoder()]))
+        let url = server.url("/late.jpg")
+        let context = thumbnail
+        let variant = Task { try await fixture.manager.loadVariant(url: url, format: .exactly(.webp), context: context) }
+        try await waitUntil { fixture.manager.statistics.decodes == 1 }   // the image is in; the encode is under way
+        await fixture.manager.shutdown()
+        let key = try #require(fixture.manager.variantCacheKey(for: url, format: .exactly(.webp), context: context))
+        let stored = try await fixture.cache.cachedData(forKey: key)
+        let encoded = try await variant.value
+        #expect(stored?.data == encoded.data, "the variant's background write finished before shutdown returned")
+        #expect(stored?.metadata?.entityTag == encoded.entityTag)
+    }
+}
