@@ -193,9 +193,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Evicts least recently used entries until at most `count` remain.
     public func trim(toCount count: Int) {
-        state.withLock { state in
-            while state.lru.count > max(count, 0), let node = state.lru.removeLeastRecentlyUsed() { evicted(node, in: &state) }
-        }
+        _ = trimCountingEvictions(toCount: count)
     }
 
     /// Removes every entry whose time to live has passed, and forgets evicted values no longer in use.

@@ -9,19 +9,25 @@ enum ICCProfileReader {
     /// The largest profile read (real profiles are kilobytes; a CMYK one may reach a megabyte).
     static let maxProfileSize = 4 << 20
 
+    /// Runs on every decode the manager makes, so it reads the bytes where they are: no copy of the
+    /// file, only of the profile.
     static func profile(in data: Data) -> Data? {
-        switch ImageFormat(sniffing: data) {
-        case .jpeg: jpegProfile(in: [UInt8](data))
-        case .png: pngProfile(in: data)
-        case .webp: webpProfile(in: data)
-        default: nil
+        let format = ImageFormat(sniffing: data)
+        guard format == .jpeg || format == .png || format == .webp else { return nil }
+        return data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            return switch format {
+            case .jpeg: jpegProfile(in: bytes)
+            case .png: pngProfile(in: bytes)
+            default: webpProfile(in: bytes)
+            }
         }
     }
 
     /// APP2 segments `ICC_PROFILE\0`, sequence number, count, then a piece of the profile.
-    static func jpegProfile(in bytes: [UInt8]) -> Data? {
+    static func jpegProfile(in bytes: UnsafeBufferPointer<UInt8>) -> Data? {
         let signature = Array("ICC_PROFILE".utf8) + [0]
-        var pieces: [Int: ArraySlice<UInt8>] = [:]
+        var pieces: [Int: Slice<UnsafeBufferPointer<UInt8>>] = [:]
         var expectedCount = 0
         var index = 2
         guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
@@ -52,8 +58,7 @@ enum ICCProfileReader {
     }
 
     /// The `iCCP` chunk before `IDAT`: a name, a zero, the compression method (0), a zlib stream.
-    static func pngProfile(in data: Data) -> Data? {
-        let bytes = [UInt8](data.prefix(16 << 20))
+    static func pngProfile(in bytes: UnsafeBufferPointer<UInt8>) -> Data? {
         var index = 8
         while index + 8 <= bytes.count {
             let length = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
@@ -76,8 +81,7 @@ enum ICCProfileReader {
     }
 
     /// RIFF `WEBP`, then chunks; an extended file (`VP8X`) may carry `ICCP` before the image data.
-    static func webpProfile(in data: Data) -> Data? {
-        let bytes = [UInt8](data.prefix(16 << 20))
+    static func webpProfile(in bytes: UnsafeBufferPointer<UInt8>) -> Data? {
         var index = 12
         while index + 8 <= bytes.count {
             let type = String(decoding: bytes[index..<(index + 4)], as: UTF8.self)

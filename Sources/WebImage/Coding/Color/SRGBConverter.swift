@@ -10,8 +10,15 @@ import Synchronization
 /// millisecond to build, so the last few are kept, by the profile's bytes; converting is then one
 /// pass over the pixels, in place.
 enum SRGBConverter {
-    /// An lcms2 transform; lcms2 allows concurrent use of one transform made with `cmsFLAGS_NOCACHE`.
-    final class Transform: @unchecked Sendable {   // unchecked: the pointer is used only through lcms2's thread-safe calls
+    /// An lcms2 transform, shared by every thread that converts pixels with the same profile.
+    ///
+    /// `@unchecked Sendable`, because `OpaquePointer` is not `Sendable`. It is safe: the handle is
+    /// set once in `init` and never changed (`let`); after that it is only passed to
+    /// `ccolor_transform_apply` (lcms2's `cmsDoTransformLineStride`, which the lcms2 manual allows
+    /// from several threads on one transform when it was created with `cmsFLAGS_NOCACHE`, as
+    /// `ccolor_transform_create` does: the transform is then read-only) and to
+    /// `ccolor_transform_destroy` in `deinit`, which runs once, when no thread holds the object.
+    final class Transform: @unchecked Sendable {
         let handle: OpaquePointer
 
         init?(profile: Data, channels: Int) {
