@@ -14,6 +14,19 @@ ssize_t wi_getxattr(const char *path, const char *name, void *value, size_t size
     return getxattr(path, name, value, size);
 }
 
+ssize_t wi_fgetxattr(int fd, const char *name, void *value, size_t size) {
+    return fgetxattr(fd, name, value, size);
+}
+
+int wi_touch_access_time_fd(int fd) {
+    struct timespec times[2];
+    times[0].tv_sec = 0;
+    times[0].tv_nsec = UTIME_NOW;
+    times[1].tv_sec = 0;
+    times[1].tv_nsec = UTIME_OMIT;
+    return futimens(fd, times);
+}
+
 int wi_touch_access_time(const char *path) {
     struct timespec times[2];
     times[0].tv_sec = 0;

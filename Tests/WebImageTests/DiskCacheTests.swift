@@ -311,4 +311,33 @@ import Testing
         #expect(await cache.contains("k5"))
         #expect(await !cache.contains("k2"))
     }
+
+    @Test func recordsTheAccessOnTheFileUnlessItIsRecent() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = try DiskCache(directory: directory.url, config: ImageCacheConfig(diskSweepInterval: nil))
+        try await cache.store(Data([1, 2, 3]), forKey: "k", metadata: DiskCacheMetadata(entityTag: "\"e\""))
+        let path = cache.path(forKey: "k")
+        func setAccessTime(secondsAgo: Int) {
+            var info = stat()
+            _ = stat(path, &info)
+            var times = [timespec(tv_sec: time(nil) - secondsAgo, tv_nsec: 0), info.st_mtim]
+            _ = utimensat(AT_FDCWD, path, &times, 0)
+        }
+        func accessTime() -> Int {
+            var info = stat()
+            _ = stat(path, &info)
+            return info.st_atim.tv_sec
+        }
+        setAccessTime(secondsAgo: 3600)
+        #expect(try cache.readWithoutWaiting(forKey: "k")?.metadata?.entityTag == "\"e\"")
+        #expect(abs(accessTime() - time(nil)) <= 5, "an hour-old access time is brought up to now")
+        // A recent access time is left alone. It is set 30 s ahead: one set in the past would be older
+        // than the change time utimensat gives the file, and a `relatime` mount updates such an
+        // access time on the read itself.
+        setAccessTime(secondsAgo: -30)
+        let recent = accessTime()
+        #expect(try cache.readWithoutWaiting(forKey: "k") != nil)
+        #expect(accessTime() == recent, "an access time within the last minute is not written again")
+    }
 }

@@ -27,7 +27,7 @@ if let index = arguments.firstIndex(of: "--write") {
     arguments.removeSubrange(index...(index + 1))
 }
 let selected = Set(arguments)
-let known: Set = ["codecs", "formats", "caches", "downloads", "manager", "transforms", "soak", "rss-child", "soak-child", "gif-rss-child"]
+let known: Set = ["codecs", "formats", "caches", "downloads", "manager", "transforms", "soak", "rss-child", "soak-child", "gif-rss-child", "variant-profile"]
 if let unknown = selected.subtracting(known).first { fail("unknown benchmark \(unknown); expected \(known.sorted().joined(separator: ", "))") }
 if selected == ["soak-child"] {
     do { try await SoakBenchmark.child() } catch { fail("\(error)") }
@@ -35,6 +35,10 @@ if selected == ["soak-child"] {
 }
 if selected == ["gif-rss-child"] {
     do { try FormatBenchmarks.gifRSSChild() } catch { fail("\(error)") }
+    exit(0)
+}
+if selected == ["variant-profile"] {
+    do { try await VariantProfile.run() } catch { fail("\(error)") }
     exit(0)
 }
 if selected == ["rss-child"] {

@@ -12,6 +12,12 @@ int wi_fsetxattr(int fd, const char *name, const void *value, size_t size);
 /// or -1 with errno set (ENODATA when absent, ENOTSUP when the file system has none, ERANGE when too small).
 ssize_t wi_getxattr(const char *path, const char *name, void *value, size_t size);
 
+/// Reads extended attribute `name` of the open file `fd` (as wi_getxattr, without a path lookup).
+ssize_t wi_fgetxattr(int fd, const char *name, void *value, size_t size);
+
+/// Sets the access time of the open file `fd` to now, leaving its modification time alone. Returns 0 or -1.
+int wi_touch_access_time_fd(int fd);
+
 /// Sets the access time of `path` to now, leaving its modification time alone. Returns 0 or -1.
 int wi_touch_access_time(const char *path);
 

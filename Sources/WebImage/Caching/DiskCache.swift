@@ -22,6 +22,8 @@ import Synchronization
 public actor DiskCache {
     /// The directory holding this cache's files.
     public nonisolated let directory: URL
+    /// `directory.path`, kept: URL's `path` is computed again on every call.
+    private nonisolated let directoryPath: String
     /// The limits and behaviour this cache was created with.
     public nonisolated let config: ImageCacheConfig
 
@@ -62,6 +64,7 @@ public actor DiskCache {
         self.directory = directory
         self.config = config
         let path = directory.path
+        self.directoryPath = path
         try Self.makeDirectory(path)
         let listing = try DiskFile.list(path)
         var index: [String: Entry] = [:]
@@ -82,7 +85,7 @@ public actor DiskCache {
 
     /// The path the entry for `key` is (or would be) stored at. Pure: no system call.
     public nonisolated func path(forKey key: String) -> String {
-        directory.path + "/" + DiskCacheFileName.make(forKey: key)
+        directoryPath + "/" + DiskCacheFileName.make(forKey: key)
     }
 
     /// Whether an entry for `key` is in the cache, from the in-memory index (no system call).
@@ -98,7 +101,7 @@ public actor DiskCache {
     public func data(forKey key: String) throws(DiskCacheError) -> Data? {
         guard !key.isEmpty else { return nil }
         if let name = indexedName(forKey: key) {
-            let path = directory.path + "/" + name
+            let path = directoryPath + "/" + name
             if let data = try DiskFile.read(path) {
                 DiskFile.touch(path)
                 index[name]?.accessTime = Self.now()
@@ -120,23 +123,23 @@ public actor DiskCache {
     /// byte-level hit (an encoded variant served again). Reads the cache's own directory only (not
     /// ``ImageCacheConfig/additionalReadPaths``; `nil` then, and ``dataAndMetadata(forKey:)`` looks
     /// there). Safe beside the actor's work: files are replaced by rename, so a read sees a whole
-    /// entry or none; the access time is recorded on the file at once and in the index before the
-    /// next eviction or sweep. The metadata is read just after the bytes, so a store replacing the
-    /// entry in between could pair new metadata with old bytes (a variant's bytes are the same for
-    /// its key, so its ETag holds).
+    /// entry or none, and its metadata is read from the same open file, so it belongs to those bytes
+    /// (a sidecar, where the file system has no extended attributes, is read after them). The access
+    /// time is recorded in the index before the next eviction or sweep, and on the file unless the
+    /// file's own is less than a minute old (a hot entry is not written on every read).
     /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` when the file exists but cannot be read.
     public nonisolated func readWithoutWaiting(forKey key: String) throws(DiskCacheError) -> (data: Data, metadata: DiskCacheMetadata?)? {
         guard !key.isEmpty else { return nil }
         let name = DiskCacheFileName.make(forKey: key)
-        for candidate in [name, DiskCacheFileName.withoutExtension(name)].compactMap({ $0 }) {
-            let path = directory.path + "/" + candidate
-            guard let data = try DiskFile.read(path) else { continue }
-            DiskFile.touch(path)
-            let now = Self.now()
-            recentAccesses.withLock { $0[candidate] = now }
-            return (data, DiskFile.metadata(of: path).flatMap(DiskCacheMetadata.decoded(from:)))
-        }
-        return nil
+        if let hit = try readWithoutWaiting(name: name) { return hit }
+        return try DiskCacheFileName.withoutExtension(name).flatMap { name throws(DiskCacheError) in try readWithoutWaiting(name: name) }
+    }
+
+    private nonisolated func readWithoutWaiting(name: String) throws(DiskCacheError) -> (data: Data, metadata: DiskCacheMetadata?)? {
+        guard let entry = try DiskFile.readEntry(directoryPath + "/" + name) else { return nil }
+        let now = Self.now()
+        recentAccesses.withLock { $0[name] = now }
+        return (entry.data, entry.metadata.flatMap(DiskCacheMetadata.decoded(from:)))
     }
 
     /// Applies the access times ``readWithoutWaiting(forKey:)`` recorded.
@@ -161,7 +164,7 @@ public actor DiskCache {
     /// The metadata stored with the entry for `key`, or `nil` when there is no entry or no metadata.
     public func metadata(forKey key: String) -> DiskCacheMetadata? {
         guard let name = indexedName(forKey: key),
-              let bytes = DiskFile.metadata(of: directory.path + "/" + name) else { return nil }
+              let bytes = DiskFile.metadata(of: directoryPath + "/" + name) else { return nil }
         return DiskCacheMetadata.decoded(from: bytes)
     }
 
@@ -172,7 +175,7 @@ public actor DiskCache {
     public func store(_ data: Data, forKey key: String, metadata: DiskCacheMetadata? = nil) throws(DiskCacheError) {
         guard !key.isEmpty else { return }
         let name = DiskCacheFileName.make(forKey: key)
-        let path = directory.path + "/" + name
+        let path = directoryPath + "/" + name
         let encoded = metadata?.encoded
         let size: Int
         do {
@@ -201,7 +204,7 @@ public actor DiskCache {
     /// - Throws: ``DiskCacheError`` from reading or writing the entry.
     @discardableResult
     public func setMetadata(_ metadata: DiskCacheMetadata?, forKey key: String) throws(DiskCacheError) -> Bool {
-        guard let name = indexedName(forKey: key), let data = try DiskFile.read(directory.path + "/" + name) else { return false }
+        guard let name = indexedName(forKey: key), let data = try DiskFile.read(directoryPath + "/" + name) else { return false }
         try store(data, forKey: key, metadata: metadata)
         return true
     }
@@ -210,7 +213,7 @@ public actor DiskCache {
     public func remove(forKey key: String) {
         let name = DiskCacheFileName.make(forKey: key)
         for candidate in [name, DiskCacheFileName.withoutExtension(name)].compactMap({ $0 }) {
-            DiskFile.remove(directory.path + "/" + candidate)
+            DiskFile.remove(directoryPath + "/" + candidate)
             forget(candidate)
         }
         checkInvariants()
@@ -218,8 +221,8 @@ public actor DiskCache {
 
     /// Removes every entry (the directory stays).
     public func removeAll() {
-        if let listing = try? DiskFile.list(directory.path) {
-            for file in listing { unlink(directory.path + "/" + file.name) }
+        if let listing = try? DiskFile.list(directoryPath) {
+            for file in listing { unlink(directoryPath + "/" + file.name) }
         }
         index.removeAll()
         indexedBytes = 0
@@ -246,13 +249,13 @@ public actor DiskCache {
             }
             index = fresh
             indexedBytes = total
-            Self.removeLeftovers(in: directory.path, listing: listing, index: fresh, temporaryGrace: 60)
+            Self.removeLeftovers(in: directoryPath, listing: listing, index: fresh, temporaryGrace: 60)
         }
         var report = DiskCacheSweepReport(expiredCount: 0, evictedCount: 0, removedBytes: 0, remainingCount: 0, remainingBytes: 0)
         if config.maxDiskAge >= 0 {
             let cutoff = Self.now() - config.maxDiskAge
             for (name, entry) in index where date(of: entry) < cutoff {
-                DiskFile.remove(directory.path + "/" + name)
+                DiskFile.remove(directoryPath + "/" + name)
                 forget(name)
                 report.expiredCount += 1
                 report.removedBytes += entry.allocatedBytes
@@ -317,9 +320,9 @@ public actor DiskCache {
     private func recreateDirectory() throws(DiskCacheError) -> Bool {
         let created: Bool
         do {
-            created = try Self.makeDirectory(directory.path)
+            created = try Self.makeDirectory(directoryPath)
         } catch {
-            throw .writeFailed(path: directory.path, errno: error.errno)
+            throw .writeFailed(path: directoryPath, errno: error.errno)
         }
         if created {
             index.removeAll()
@@ -332,10 +335,10 @@ public actor DiskCache {
     /// `nil` when it cannot be listed.
     private func currentListing() -> [DiskFile.Listing]? {
         do {
-            return try DiskFile.list(directory.path)
+            return try DiskFile.list(directoryPath)
         } catch where error.errno == ENOENT {
             guard (try? recreateDirectory()) == true else { return nil }
-            return try? DiskFile.list(directory.path)
+            return try? DiskFile.list(directoryPath)
         } catch {
             return nil
         }
@@ -387,7 +390,7 @@ public actor DiskCache {
         var removed = (count: 0, bytes: 0)
         for (name, entry) in index.sorted(by: { $0.value.accessTime < $1.value.accessTime }) {
             if indexedBytes <= target { break }
-            DiskFile.remove(directory.path + "/" + name)
+            DiskFile.remove(directoryPath + "/" + name)
             forget(name)
             removed.count += 1
             removed.bytes += entry.allocatedBytes

@@ -10,9 +10,12 @@ enum DiskCacheFileName {
     static let maxExtensionLength = 255 - 32 - 1
 
     static func make(forKey key: String) -> String {
-        let hash = MD5.hex(Array(key.utf8))
-        let pathExtension = Self.pathExtension(ofKey: key)
-        return pathExtension.isEmpty ? hash : hash + "." + pathExtension
+        var key = key
+        return key.withUTF8 { bytes in
+            let hash = MD5.hex(UnsafeRawBufferPointer(bytes))
+            let pathExtension = Self.pathExtension(ofKeyBytes: bytes)
+            return pathExtension.isEmpty ? hash : hash + "." + pathExtension
+        }
     }
 
     /// The extension of the key's path: the query (`?…`) and fragment (`#…`) are cut off, and for a
@@ -22,21 +25,39 @@ enum DiskCacheFileName {
     /// swift-corelibs-foundation on keys such as `//é` or `file:v/…//…`, and Characters would hide a
     /// `/` followed by a combining mark inside one grapheme (both found by fuzzing).
     static func pathExtension(ofKey key: String) -> String {
-        var path = Array(key.utf8)[...]
-        if let end = path.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { path = path[..<end] }
-        if let scheme = path.firstRange(of: Array("://".utf8)) {
-            let rest = path[scheme.upperBound...]
-            path = rest.firstIndex(of: UInt8(ascii: "/")).map { rest[$0...] } ?? []
+        var key = key
+        return key.withUTF8 { pathExtension(ofKeyBytes: $0) }
+    }
+
+    /// ``pathExtension(ofKey:)`` on the key's bytes, without allocating until the result.
+    private static func pathExtension(ofKeyBytes bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+        var start = 0
+        if let scheme = schemeSeparator(in: bytes, before: end) {
+            start = bytes[(scheme + 3)..<end].firstIndex(of: UInt8(ascii: "/")) ?? end
         }
-        let cleaned = withoutForbiddenBytes(plainPathExtension(path))
+        let plain = plainPathExtensionRange(in: bytes, start..<end)
+        let cleaned = withoutForbiddenBytes(bytes[plain])
         guard cleaned.count <= maxExtensionLength else { return "" }
         return String(decoding: cleaned, as: UTF8.self)
     }
 
+    /// Where the first `://` before `end` starts.
+    private static func schemeSeparator(in bytes: UnsafeBufferPointer<UInt8>, before end: Int) -> Int? {
+        var index = 0
+        while index + 3 <= end {
+            if bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/") && bytes[index + 2] == UInt8(ascii: "/") {
+                return index
+            }
+            index += 1
+        }
+        return nil
+    }
+
     /// `bytes` without the bytes a file name must not have in its extension (NUL, `:`, `/`), whether
     /// they appear as themselves or percent-encoded (`%00`, `%3A`, `%2F`, either case).
-    static func withoutForbiddenBytes(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        let forbidden: Set<UInt8> = [0, UInt8(ascii: ":"), UInt8(ascii: "/")]
+    static func withoutForbiddenBytes<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> [UInt8] where Bytes.Index == Int {
+        func isForbidden(_ byte: UInt8) -> Bool { byte == 0 || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "/") }
         var kept: [UInt8] = []
         kept.reserveCapacity(bytes.count)
         var index = bytes.startIndex
@@ -44,11 +65,11 @@ enum DiskCacheFileName {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%"), bytes.endIndex - index >= 3,
                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]),
-               forbidden.contains(high << 4 | low) {
+               isForbidden(high << 4 | low) {
                 index += 3
                 continue
             }
-            if !forbidden.contains(byte) { kept.append(byte) }
+            if !isForbidden(byte) { kept.append(byte) }
             index += 1
         }
         return kept
@@ -63,17 +84,28 @@ enum DiskCacheFileName {
         }
     }
 
-    /// The UTF-8 bytes after the last dot of the last `/`-separated part of `path` (none for a part
-    /// that starts with its only dot). Splitting at ASCII bytes keeps the pieces valid UTF-8.
-    static func plainPathExtension(_ path: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        let last = path.split(separator: UInt8(ascii: "/")).last ?? []
-        guard let dot = last.lastIndex(of: UInt8(ascii: ".")), dot != last.startIndex else { return [] }
-        return last[(dot + 1)...]
+    /// The range of the bytes after the last dot of the last non-empty `/`-separated part of
+    /// `bytes[range]` (empty for a part that starts with its only dot). Splitting at ASCII bytes
+    /// keeps the pieces valid UTF-8.
+    private static func plainPathExtensionRange<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes, _ range: Range<Int>) -> Range<Int>
+    where Bytes.Index == Int {
+        var end = range.upperBound
+        while end > range.lowerBound && bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }   // trailing slashes end no part
+        var partStart = end
+        while partStart > range.lowerBound && bytes[partStart - 1] != UInt8(ascii: "/") { partStart -= 1 }
+        var dot = end
+        while dot > partStart && bytes[dot - 1] != UInt8(ascii: ".") { dot -= 1 }
+        // dot is one past the last '.', or partStart when there is none.
+        guard dot > partStart + 1 else { return end..<end }   // no dot, or the part starts with its only dot
+        return dot..<end
     }
 
-    /// `plainPathExtension` for text, as a String.
+    /// The extension of the last part of a plain path (no query, no scheme), as a String.
     static func plainPathExtension(_ path: String) -> String {
-        String(decoding: plainPathExtension(Array(path.utf8)[...]), as: UTF8.self)
+        var path = path
+        return path.withUTF8 { bytes in
+            String(decoding: bytes[plainPathExtensionRange(in: bytes, 0..<bytes.count)], as: UTF8.self)
+        }
     }
 
     /// The name without its extension (the MD5 alone), or nil when it has none.

@@ -44,6 +44,21 @@ struct MD5 {
         return hasher.finalize().hexString
     }
 
+    /// ``hex(_:)`` of bytes in memory, without copying them (the disk cache names files with it).
+    static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+        var hasher = MD5()
+        hasher.update(bytes)
+        let digest = hasher.finalize()
+        return String(unsafeUninitializedCapacity: 32) { out in
+            let digits: StaticString = "0123456789abcdef"
+            for (index, byte) in digest.enumerated() {
+                out[2 * index] = digits.utf8Start[Int(byte >> 4)]
+                out[2 * index + 1] = digits.utf8Start[Int(byte & 15)]
+            }
+            return 32
+        }
+    }
+
     private static func compress(
         _ chunk: UnsafeRawBufferPointer, _ words: (UInt32, UInt32, UInt32, UInt32)
     ) -> (UInt32, UInt32, UInt32, UInt32) {
