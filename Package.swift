@@ -58,9 +58,10 @@ let package = Package(
         .target(name: "CWebP", dependencies: ["CLibWebP"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("webp")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
+        .target(name: "CPixels"),
         .target(
             name: "WebImage",
-            dependencies: ["CPNG", "CJPEG", "CGIF", "CColor", "CFileSystem"],
+            dependencies: ["CPNG", "CJPEG", "CGIF", "CColor", "CFileSystem", "CPixels"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // WebP (libwebp, libwebpdemux, libwebpmux): a product of its own, so PNG/JPEG/GIF users install nothing more.

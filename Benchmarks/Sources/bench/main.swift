@@ -27,7 +27,7 @@ if let index = arguments.firstIndex(of: "--write") {
     arguments.removeSubrange(index...(index + 1))
 }
 let selected = Set(arguments)
-let known: Set = ["codecs", "formats", "caches", "downloads", "manager", "transforms", "soak", "rss-child", "soak-child", "gif-rss-child", "variant-profile"]
+let known: Set = ["codecs", "formats", "caches", "downloads", "manager", "transforms", "soak", "serving", "rss-child", "soak-child", "gif-rss-child", "variant-profile"]
 if let unknown = selected.subtracting(known).first { fail("unknown benchmark \(unknown); expected \(known.sorted().joined(separator: ", "))") }
 if selected == ["soak-child"] {
     do { try await SoakBenchmark.child() } catch { fail("\(error)") }
@@ -57,6 +57,7 @@ do {
     if selected.isEmpty || selected.contains("manager") { rows += try await ManagerBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("transforms") { rows += try TransformBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("soak") { rows += try SoakBenchmark.run() }
+    if selected.isEmpty || selected.contains("serving") { rows += try await ServingBenchmarks.run(iterations: iterations) }
 } catch {
     fail("\(error)")
 }

@@ -1,3 +1,5 @@
+import CPixels
+
 /// Resizes pixels with a separable filter: area averaging when shrinking (every source pixel
 /// contributes in proportion to the area it covers, so a 20 MP → 256 px reduction does not alias),
 /// bilinear interpolation when enlarging. Formats with alpha are filtered premultiplied, so
@@ -16,6 +18,29 @@ enum Resampler {
         var weights: [Float]
     }
 
+    /// ``contributions(source:target:)`` laid out for the inner loops: every output pixel has the
+    /// same number of taps (zeros where it needs fewer), its first source index moved back so the
+    /// taps stay inside the source, and all weights in one flat array.
+    struct Taps {
+        var firsts: [Int]
+        var count: Int
+        var weights: [Float]
+
+        init(source: Int, target: Int) {
+            let contributions = Resampler.contributions(source: source, target: target)
+            count = contributions.map(\.weights.count).max() ?? 1
+            firsts = []
+            firsts.reserveCapacity(target)
+            weights = [Float](repeating: 0, count: target * count)
+            for (index, contribution) in contributions.enumerated() {
+                let first = min(contribution.first, source - count)   // count <= source: no output needs more
+                let skip = contribution.first - first
+                firsts.append(first)
+                for (k, weight) in contribution.weights.enumerated() { weights[index * count + skip + k] = weight }
+            }
+        }
+    }
+
     /// Returns `image` (or the part of it inside `region`, which must lie within the image) resized
     /// to exactly `size` (same pixel format, orientation and metadata).
     /// - Throws: ``ImageCodingError/insufficientMemory(byteCount:)``.
@@ -26,72 +51,40 @@ enum Resampler {
         if size == image.size && region.size == image.size { return image }
         let channels = image.pixelFormat.bytesPerPixel
         let alpha = image.pixelFormat.hasAlpha
-        let horizontal = contributions(source: region.width, target: size.width)
-        let vertical = contributions(source: region.height, target: size.height)
+        let horizontal = Taps(source: region.width, target: size.width)
+        let vertical = Taps(source: region.height, target: size.height)
 
-        // Pass 1: each source row → `size.width` premultiplied float pixels.
-        let rowFloats = size.width * channels
-        var intermediate = [Float](repeating: 0, count: rowFloats * region.height)
-        var premultiplied = [Float](repeating: 0, count: region.width * channels)
-        intermediate.withUnsafeMutableBufferPointer { mid in
-            premultiplied.withUnsafeMutableBufferPointer { row in
-                for y in 0..<region.height {
-                    image.withUnsafeRow(region.y + y) { whole in
-                        let raw = UnsafeRawBufferPointer(rebasing: whole[(region.x * channels)..<((region.x + region.width) * channels)])
-                        let source = raw.bindMemory(to: UInt8.self)
-                        if alpha {
-                            for x in 0..<region.width {
-                                let a = Float(source[x * channels + channels - 1])
-                                for c in 0..<(channels - 1) {
-                                    row[x * channels + c] = Float(source[x * channels + c]) * a * (1 / 255)
-                                }
-                                row[x * channels + channels - 1] = a
-                            }
-                        } else {
-                            for i in 0..<(region.width * channels) { row[i] = Float(source[i]) }
-                        }
-                    }
-                    let out = mid.baseAddress! + y * rowFloats
-                    for (x, contribution) in horizontal.enumerated() {
-                        for c in 0..<channels {
-                            var sum: Float = 0
-                            var index = contribution.first * channels + c
-                            for weight in contribution.weights {
-                                sum += row[index] * weight
-                                index += channels
-                            }
-                            out[x * channels + c] = sum
-                        }
-                    }
-                }
-            }
-        }
-
-        // Pass 2: columns of the intermediate → output rows, un-premultiplied and rounded.
+        // Vertical first (each output row from a few source rows, bytes to premultiplied floats),
+        // then horizontal (that row to `size.width` pixels), then rounded (and un-premultiplied)
+        // into the output row: two rows of floats in all, and the horizontal pass, the costlier
+        // one per sample, runs on output rows only.
         let outRow = size.width * channels
         let storage = try PixelStorage(byteCount: outRow * size.height)
         let target = storage.bytes.bindMemory(to: UInt8.self, capacity: outRow * size.height)
-        var accumulator = [Float](repeating: 0, count: rowFloats)
-        intermediate.withUnsafeBufferPointer { mid in
-            accumulator.withUnsafeMutableBufferPointer { sums in
-                for (y, contribution) in vertical.enumerated() {
-                    for i in 0..<rowFloats { sums[i] = 0 }
-                    for (k, weight) in contribution.weights.enumerated() {
-                        let line = mid.baseAddress! + (contribution.first + k) * rowFloats
-                        for i in 0..<rowFloats { sums[i] += line[i] * weight }
-                    }
-                    let out = target + y * outRow
-                    if alpha {
-                        for x in 0..<size.width {
-                            let a = sums[x * channels + channels - 1]
-                            let unpremultiply: Float = a > 0 ? 255 / a : 0
-                            for c in 0..<(channels - 1) {
-                                out[x * channels + c] = clampToByte(sums[x * channels + c] * unpremultiply)
+        let sourceCount = region.width * channels
+        var columns = [Float](repeating: 0, count: sourceCount)
+        var filtered = [Float](repeating: 0, count: outRow)
+        var rows = [UnsafePointer<UInt8>?](repeating: nil, count: vertical.count)
+        let firsts = horizontal.firsts.map { CLong($0) }
+        image.withUnsafePixels { pixels in
+            let base = pixels.baseAddress!.assumingMemoryBound(to: UInt8.self) + region.x * channels
+            columns.withUnsafeMutableBufferPointer { columns in
+                filtered.withUnsafeMutableBufferPointer { filtered in
+                    rows.withUnsafeMutableBufferPointer { rows in
+                        for y in 0..<size.height {
+                            for k in 0..<vertical.count { rows[k] = UnsafePointer(base + (region.y + vertical.firsts[y] + k) * image.bytesPerRow) }
+                            vertical.weights.withUnsafeBufferPointer { weights in
+                                wi_filter_rows(rows.baseAddress!, weights.baseAddress! + y * vertical.count, vertical.count, sourceCount,
+                                               alpha ? channels : 0, columns.baseAddress!)
                             }
-                            out[x * channels + channels - 1] = clampToByte(a)
+                            wi_filter_columns(columns.baseAddress!, firsts, horizontal.weights, horizontal.count, size.width, channels,
+                                              filtered.baseAddress!)
+                            if alpha {
+                                wi_store_unpremultiplied(filtered.baseAddress!, size.width, channels, target + y * outRow)
+                            } else {
+                                wi_store_rounded(filtered.baseAddress!, outRow, target + y * outRow)
+                            }
                         }
-                    } else {
-                        for i in 0..<rowFloats { out[i] = clampToByte(sums[i]) }
                     }
                 }
             }
@@ -127,10 +120,5 @@ enum Resampler {
             let fraction = Float(clamped - Double(first))
             return Contribution(first: first, weights: [1 - fraction, fraction])
         }
-    }
-
-    @inline(__always)
-    private static func clampToByte(_ value: Float) -> UInt8 {
-        UInt8(min(max(value + 0.5, 0), 255))
     }
 }
