@@ -40,6 +40,58 @@ ccolor_transform *ccolor_transform_create(const void *profile, size_t size, int 
     return result;
 }
 
+/* Opens `profile` when it is of colour space `space`; NULL otherwise. */
+static cmsHPROFILE ccolor_open(const void *profile, size_t size, cmsColorSpaceSignature space) {
+    if (profile == NULL || size < 132 || size > (size_t)UINT32_MAX) return NULL;
+    cmsSetLogErrorHandler(ccolor_silent);
+    cmsHPROFILE opened = cmsOpenProfileFromMem(profile, (cmsUInt32Number)size);
+    if (opened != NULL && cmsGetColorSpace(opened) != space) {
+        cmsCloseProfile(opened);
+        return NULL;
+    }
+    return opened;
+}
+
+ccolor_transform *ccolor_cmyk_transform_create(const void *profile, size_t size) {
+    cmsHPROFILE source = ccolor_open(profile, size, cmsSigCmykData);
+    if (source == NULL) return NULL;
+    cmsHPROFILE srgb = cmsCreate_sRGBProfile();
+    cmsHTRANSFORM transform = srgb ? cmsCreateTransform(source, TYPE_CMYK_8_REV, srgb, TYPE_RGB_8, INTENT_PERCEPTUAL, cmsFLAGS_NOCACHE) : NULL;
+    cmsCloseProfile(source);
+    if (srgb) cmsCloseProfile(srgb);
+    if (transform == NULL) return NULL;
+    ccolor_transform *result = malloc(sizeof *result);
+    if (result == NULL) {
+        cmsDeleteTransform(transform);
+        return NULL;
+    }
+    result->transform = transform;
+    return result;
+}
+
+void ccolor_convert_cmyk(void *context, const uint8_t *cmyk, uint8_t *rgb, uint32_t pixels) {
+    ccolor_transform *transform = context;
+    if (transform == NULL || pixels == 0) return;
+    cmsDoTransform(transform->transform, cmyk, rgb, pixels);
+}
+
+int ccolor_gray_table(const void *profile, size_t size, uint8_t table[256]) {
+    cmsHPROFILE source = ccolor_open(profile, size, cmsSigGrayData);
+    if (source == NULL) return -1;
+    cmsHPROFILE srgb = cmsCreate_sRGBProfile();
+    cmsHTRANSFORM transform = srgb ? cmsCreateTransform(source, TYPE_GRAY_8, srgb, TYPE_RGB_8, INTENT_PERCEPTUAL, cmsFLAGS_NOCACHE) : NULL;
+    cmsCloseProfile(source);
+    if (srgb) cmsCloseProfile(srgb);
+    if (transform == NULL) return -1;
+    uint8_t levels[256], rgb[256 * 3];
+    for (int i = 0; i < 256; i++) levels[i] = (uint8_t)i;
+    cmsDoTransform(transform, levels, rgb, 256);
+    cmsDeleteTransform(transform);
+    /* A gray profile's white maps to neutral sRGB; take the green channel, the luminance-heavy one. */
+    for (int i = 0; i < 256; i++) table[i] = rgb[3 * i + 1];
+    return 0;
+}
+
 void ccolor_transform_apply(ccolor_transform *transform, void *pixels, int width, int height, size_t stride) {
     if (transform == NULL || pixels == NULL || width <= 0 || height <= 0) return;
     cmsDoTransformLineStride(transform->transform, pixels, pixels, (cmsUInt32Number)width, (cmsUInt32Number)height,

@@ -73,6 +73,8 @@ struct cjpeg_decoder {
     uint8_t *out;
     size_t out_stride;
     uint8_t *scratch;       /* CMYK rows (CMYK_BATCH × width × 4), malloc'd */
+    cjpeg_cmyk_converter cmyk_convert;   /* NULL: the built-in arithmetic */
+    void *cmyk_context;
     JSAMPROW rows[ROW_BATCH];
 
     long warnings;
@@ -331,7 +333,13 @@ static int read_rows(cjpeg_decoder *d, uint8_t *pixels, size_t stride) {
             size_t cmyk_stride = (size_t)cinfo->output_width * 4;
             for (JDIMENSION i = 0; i < n; i++) d->rows[i] = d->scratch + i * cmyk_stride;
             got = jpeg_read_scanlines(cinfo, d->rows, n);
-            cmyk_rows_to_rgb(d->scratch, cmyk_stride, pixels + (size_t)y * stride, stride, cinfo->output_width, got);
+            if (d->cmyk_convert) {
+                for (JDIMENSION i = 0; i < got; i++) {
+                    d->cmyk_convert(d->cmyk_context, d->scratch + i * cmyk_stride, pixels + (size_t)(y + i) * stride, cinfo->output_width);
+                }
+            } else {
+                cmyk_rows_to_rgb(d->scratch, cmyk_stride, pixels + (size_t)y * stride, stride, cinfo->output_width, got);
+            }
         } else {
             JDIMENSION n = left < ROW_BATCH ? left : ROW_BATCH;
             uint8_t *row = pixels + (size_t)y * stride;
@@ -553,4 +561,10 @@ int cjpeg_decoder_data_missing(const cjpeg_decoder *d) {
 
 long cjpeg_decoder_warning_count(const cjpeg_decoder *d) {
     return d->warnings;
+}
+
+void cjpeg_decoder_set_cmyk_converter(cjpeg_decoder *d, cjpeg_cmyk_converter convert, void *context) {
+    if (d == NULL) return;
+    d->cmyk_convert = convert;
+    d->cmyk_context = convert ? context : NULL;
 }

@@ -42,6 +42,41 @@ import Testing
         #expect(moved >= 4, "the conversion changed the pixels (mean \(moved))")
     }
 
+    /// Our decode against Pillow's ImageCms on the same file: within 2 per channel, and moved from
+    /// the plain decode by at least `minimumMove` on average. Gray results are compared with the
+    /// reference's green channel.
+    private func expectConverted(_ name: String, minimumMove: Int) throws {
+        let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("\(name).jpg"))
+        let reference = try CoderRegistry.shared.decode(try Data(contentsOf: Self.fixtures.appendingPathComponent("\(name)-as-srgb.png")))
+        let raw = try CoderRegistry.shared.decode(data)
+        let converted = try CoderRegistry.shared.decode(data, options: DecodeOptions(convertsToSRGB: true))
+        #expect(converted.size == reference.size && converted.pixelFormat == raw.pixelFormat)
+        let step = converted.pixelFormat.bytesPerPixel
+        let theirs = [UInt8](reference.pixels).enumerated().compactMap { index, value in
+            step == 1 ? (index % 3 == 1 ? value : nil) : value   // gray: the reference's green channel
+        }
+        let ours = [UInt8](converted.pixels), before = [UInt8](raw.pixels)
+        let differences = zip(ours, theirs).map { abs(Int($0) - Int($1)) }
+        #expect(ours.count == theirs.count)
+        #expect(differences.max() ?? 0 <= 2, "\(name): within 2 of Pillow's ImageCms in every channel (max \(differences.max() ?? 0))")
+        let moved = zip(ours, before).map { abs(Int($0) - Int($1)) }.reduce(0, +) / ours.count
+        #expect(moved >= minimumMove, "\(name): the conversion changed the pixels (mean \(moved))")
+    }
+
+    @Test func aCMYKJPEGIsConvertedFromItsCMYKSamplesWithItsProfile() throws {
+        try expectConverted("cmyk-profile", minimumMove: 3)
+        let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("cmyk-profile.jpg"))
+        let thumbnail = try CoderRegistry.shared.decode(data, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 24, height: 24),
+                                                                                        convertsToSRGB: true))
+        let plainThumbnail = try CoderRegistry.shared.decode(data, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 24, height: 24)))
+        #expect(thumbnail.size == PixelSize(width: 24, height: 16) && thumbnail.pixels != plainThumbnail.pixels,
+                "a DCT-scaled decode converts its CMYK rows too")
+    }
+
+    @Test func aGrayJPEGWithAGrayProfileGetsTheSRGBToneCurve() throws {
+        try expectConverted("gray-linear", minimumMove: 30)
+    }
+
     @Test func withoutTheOptionThePixelsAreTheFilesOwn() throws {
         let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("adobe-rgb.jpg"))
         let plain = try CoderRegistry.shared.decode(data)
@@ -53,12 +88,24 @@ import Testing
         let server = try TestHTTPServer()
         let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("adobe-rgb.jpg"))
         server.route("/a.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: data))
-        server.route("/b.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: data))
         let fixture = ManagerFixture()
-        let converted = try await fixture.manager.loadImage(url: server.url("/a.jpg"))
-        let kept = try await fixture.manager.loadImage(url: server.url("/b.jpg"), options: .preserveColorProfile)
-        #expect(converted.image.pixels == (try CoderRegistry.shared.decode(data, options: DecodeOptions(convertsToSRGB: true))).pixels)
-        #expect(kept.image.pixels == (try CoderRegistry.shared.decode(data)).pixels)
+        let converted = try await fixture.manager.loadImage(url: server.url("/a.jpg"), options: .waitStoreCache)
+        let kept = try await fixture.manager.loadImage(url: server.url("/a.jpg"), options: .preserveColorProfile)
+        let convertedAgain = try await fixture.manager.loadImage(url: server.url("/a.jpg"))
+        let srgbPixels = try CoderRegistry.shared.decode(data, options: DecodeOptions(convertsToSRGB: true)).pixels
+        let filePixels = try CoderRegistry.shared.decode(data).pixels
+        #expect(converted.image.pixels == srgbPixels)
+        #expect(kept.image.pixels == filePixels, "the same URL with the option: its own cache entry, not the sRGB pixels")
+        #expect(convertedAgain.cacheType == .memory && convertedAgain.image.pixels == srgbPixels,
+                "and the sRGB entry is not replaced by the file's pixels")
+        #expect(fixture.manager.cacheKey(for: server.url("/a.jpg"), options: .preserveColorProfile)
+                != fixture.manager.cacheKey(for: server.url("/a.jpg")))
+        let thumbnail = WebImageContext(thumbnailPixelSize: PixelSize(width: 48, height: 48))
+        let thumbnailConverted = try await fixture.manager.loadImage(url: server.url("/a.jpg"), context: thumbnail)
+        let thumbnailKept = try await fixture.manager.loadImage(url: server.url("/a.jpg"), options: .preserveColorProfile, context: thumbnail)
+        #expect(thumbnailConverted.image.pixels != thumbnailKept.image.pixels,
+                "a thumbnail derived from the original in memory is not made from the sRGB pixels when the file's are asked for")
+        #expect(server.requestCount(for: "/a.jpg") == 1, "one download: the preserved pixels come from the original's stored bytes")
         let variant = try await fixture.manager.loadVariant(url: server.url("/a.jpg"), format: .exactly(.png))
         #expect(variant.data.range(of: Data("iCCP".utf8)) == nil, "the output carries no profile")
     }

@@ -23,6 +23,19 @@ typedef struct ccolor_transform ccolor_transform;
  * RGB profile. */
 ccolor_transform *ccolor_transform_create(const void *profile, size_t size, int channels);
 
+/* A transform from the CMYK ICC profile `profile` to sRGB, for Adobe-inverted 8-bit CMYK (as
+ * libjpeg returns a CMYK or YCCK JPEG's samples) to 8-bit RGB, perceptual intent. NULL when the
+ * profile is not a usable CMYK profile. */
+ccolor_transform *ccolor_cmyk_transform_create(const void *profile, size_t size);
+
+/* Converts `pixels` inverted-CMYK pixels to RGB with a ccolor_cmyk_transform_create transform
+ * (passed as `context`, the shape of cjpeg's CMYK converter). */
+void ccolor_convert_cmyk(void *context, const uint8_t *cmyk, uint8_t *rgb, uint32_t pixels);
+
+/* Fills `table` (256 entries) with the sRGB gray level of each gray level of the GRAY ICC profile
+ * `profile`. Returns 0, or -1 when the profile is not a usable gray profile. */
+int ccolor_gray_table(const void *profile, size_t size, uint8_t table[256]);
+
 /* Converts `height` rows of `width` pixels in place, `stride` bytes apart. */
 void ccolor_transform_apply(ccolor_transform *transform, void *pixels, int width, int height, size_t stride);
 

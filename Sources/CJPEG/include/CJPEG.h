@@ -137,6 +137,17 @@ int cjpeg_decoder_configure(cjpeg_decoder *decoder, unsigned scale_denom, cjpeg_
  */
 int cjpeg_decoder_set_output(cjpeg_decoder *decoder, uint8_t *pixels, size_t bytes_per_row);
 
+/** Converts `pixels` pixels of stored (Adobe inverted) CMYK to 8-bit RGB; called on the decoding
+ *  thread, inside cjpeg_decoder_process(), one batch of rows at a time. */
+typedef void (*cjpeg_cmyk_converter)(void *context, const uint8_t *cmyk, uint8_t *rgb, uint32_t pixels);
+
+/**
+ * Replaces the built-in CMYK-to-RGB arithmetic (djpeg's, no colour management) with `convert`, for
+ * an embedded CMYK ICC profile. NULL restores the built-in one. `context` must stay valid until the
+ * decoder is destroyed. No effect on files that are not CMYK.
+ */
+void cjpeg_decoder_set_cmyk_converter(cjpeg_decoder *decoder, cjpeg_cmyk_converter convert, void *context);
+
 /** How far a decode has come, for partial images. */
 typedef struct {
     int header_ready;     /* configure() was called */

@@ -1,3 +1,4 @@
+import CColor
 import CJPEG
 
 /// One JPEG decode in progress: the Swift side of the `CJPEG` state machine, shared by
@@ -34,6 +35,8 @@ final class JPEGDecompressor {
     let maxMemory: Int
     private let handle: OpaquePointer
     private var layout: Layout?
+    /// The CMYK profile's transform the C decoder converts rows with (set by `configure`, kept while it may be called).
+    private var cmykTransform: SRGBConverter.Transform?
     private var finalImage: Image?
     /// The first error; once set, every later call reports it.
     private(set) var failure: ImageCodingError?
@@ -194,6 +197,13 @@ final class JPEGDecompressor {
         let turns = options.applyOrientation && orientation.swapsDimensions
         let displayed = turns ? stored.transposed : stored
         let target = turns ? options.outputSize(forSource: displayed).transposed : options.outputSize(forSource: displayed)
+
+        if header.is_cmyk != 0 && options.convertsToSRGB, let input = cjpeg_decoder_input(handle, &inputCount),
+           let profile = ICCProfileReader.jpegProfile(in: UnsafeBufferPointer(start: input, count: inputCount)),
+           let transform = SRGBConverter.cmykTransform(for: profile) {
+            cmykTransform = transform   // kept alive with the decoder, which calls it
+            cjpeg_decoder_set_cmyk_converter(handle, ccolor_convert_cmyk, UnsafeMutableRawPointer(transform.handle))
+        }
 
         var output = cjpeg_output()
         guard cjpeg_decoder_configure(handle, Self.scaleDenominator(source: stored, target: target), &output) == 0 else {

@@ -5,6 +5,10 @@ enum CacheKeys {
     /// The key's separator before an inserted part.
     static let separator = "-"
 
+    /// The part ``WebImageOptions/preserveColorProfile`` adds: pixels as the file stores them, not
+    /// converted to sRGB.
+    static let sourceColorPart = "ColorProfile(source)"
+
     /// The part a thumbnail size adds: `Thumbnail(w,h,1)`, the last number 1 when the aspect ratio
     /// is kept, 0 when not.
     static func thumbnailPart(_ size: PixelSize, preservesAspectRatio: Bool) -> String {

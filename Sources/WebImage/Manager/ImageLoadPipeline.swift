@@ -145,7 +145,7 @@ struct ImageLoadPipeline: Sendable {
     /// network, and stores it under its own key. The original's bytes are never rewritten.
     private func deriveFromOriginal(durations: inout ImageLoadDurations, lookupStarted: ContinuousClock.Instant)
         async throws(WebImageError) -> (outcome: Outcome, metadata: DiskCacheMetadata?)? {
-        guard let original = await query(originalKey, in: originalCache, tiers: cachesResults ? context.originalQueryCacheType : .none,
+        guard let original = await query(originalKey, in: originalCache, tiers: cachesResults ? originalPixelTiers(context.originalQueryCacheType) : .none,
                                          promotes: false) else { return nil }
         let transformStarted = ContinuousClock.now
         durations.lookup = transformStarted - lookupStarted
@@ -179,7 +179,7 @@ struct ImageLoadPipeline: Sendable {
             : options.contains(.cacheMemoryOnly) ? (context.originalStoreCacheType == .none ? .none : .memory)
             : context.originalStoreCacheType
         let originalCache = self.originalCache, originalKey = self.originalKey
-        if originalTiers.includesMemory && decodeOptions.decodesFullImage {
+        if originalPixelTiers(originalTiers).includesMemory && decodeOptions.decodesFullImage {
             try? await originalCache.store(original, data: nil, forKey: originalKey, cacheType: .memory, metadata: nil)
         }
         await storeResultInMemory(image, data: resultData, metadata: metadata)
@@ -187,6 +187,12 @@ struct ImageLoadPipeline: Sendable {
             try await onDisk(key: originalKey) { try await originalCache.storeData(data, forKey: originalKey, metadata: metadata) }
         }
         try await storeResultOnDisk(image, data: resultData, metadata: metadata)
+    }
+
+    /// `tiers` less memory when the load keeps the source's colour profile: the original's pixels in
+    /// memory are the sRGB ones every other load shares (its bytes on disk are the same for both).
+    private func originalPixelTiers(_ tiers: ImageCacheType) -> ImageCacheType {
+        options.contains(.preserveColorProfile) && tiers.includesMemory ? (tiers.includesDisk ? .disk : .none) : tiers
     }
 
     /// The tiers the result is stored in.

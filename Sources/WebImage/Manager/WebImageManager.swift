@@ -161,21 +161,28 @@ public final class WebImageManager: Sendable {
     /// The key the image of `url` is cached under for `context`: the URL's `absoluteString` (or the
     /// ``WebImageContext/cacheKeyFilter``'s key), then `-Thumbnail(w,h,1)` for a thumbnail size (0 as
     /// the last number when the aspect ratio is not kept), then `-` and the transformer's key (unless empty), each
-    /// inserted before the path's extension (`image.png` → `image-K.png`, query and fragment kept).
+    /// inserted before the path's extension (`image.png` → `image-K.png`, query and fragment kept),
+    /// then `-ColorProfile(source)` when `options` hold ``WebImageOptions/preserveColorProfile``
+    /// (those pixels differ from the sRGB ones other loads get; the original's bytes are the same).
     /// `nil` when the key filter returns `nil` or an empty key: such a load is neither looked up in nor
     /// stored to any cache.
-    public func cacheKey(for url: URL, context: WebImageContext = WebImageContext()) -> String? {
-        cacheKey(for: url, absoluteString: url.absoluteString, context: context)
+    /// - Parameter options: the load's options; default `[]`.
+    public func cacheKey(for url: URL, context: WebImageContext = WebImageContext(), options: WebImageOptions = []) -> String? {
+        cacheKey(for: url, absoluteString: url.absoluteString, context: context, options: options)
     }
 
-    /// ``cacheKey(for:context:)`` with the URL's `absoluteString` already at hand (it is not free).
-    private func cacheKey(for url: URL, absoluteString: String, context: WebImageContext) -> String? {
-        originalCacheKey(for: url, absoluteString: absoluteString, context: context).map { Self.derivedKey(from: $0, context: context) }
+    /// ``cacheKey(for:context:options:)`` with the URL's `absoluteString` already at hand (it is not free).
+    private func cacheKey(for url: URL, absoluteString: String, context: WebImageContext, options: WebImageOptions) -> String? {
+        originalCacheKey(for: url, absoluteString: absoluteString, context: context).map {
+            Self.derivedKey(from: $0, context: context, options: options)
+        }
     }
 
-    /// `originalKey` with the context's thumbnail and transformer parts inserted.
-    private static func derivedKey(from originalKey: String, context: WebImageContext) -> String {
+    /// `originalKey` with the context's thumbnail and transformer parts, and the colour part of
+    /// `options`, inserted.
+    private static func derivedKey(from originalKey: String, context: WebImageContext, options: WebImageOptions) -> String {
         var key = originalKey
+        if options.contains(.preserveColorProfile) { key = CacheKeys.inserting(CacheKeys.sourceColorPart, into: key) }
         if let size = context.thumbnailPixelSize, size.width > 0, size.height > 0 {
             key = CacheKeys.inserting(CacheKeys.thumbnailPart(size, preservesAspectRatio: context.preservesAspectRatio), into: key)
         }
@@ -240,9 +247,10 @@ public final class WebImageManager: Sendable {
     private func memoryHit(url: URL, absoluteString: String, options: WebImageOptions,
                            context: WebImageContext) -> Image? {
         guard let imageCache, !context.overridesCache, context.queryCacheType.includesMemory,
-              options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .allowInvalidSSLCertificates]),
+              options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .allowInvalidSSLCertificates,
+                                        .preserveColorProfile]),
               !Task.isCancelled, options.contains(.retryFailed) || !blocklist.contains(url),
-              let key = context.derivesCacheKey ? cacheKey(for: url, absoluteString: absoluteString, context: context) : absoluteString,
+              let key = context.derivesCacheKey ? cacheKey(for: url, absoluteString: absoluteString, context: context, options: options) : absoluteString,
               let image = imageCache.memoryHit(forKey: key)
         else { return nil }
         return image
@@ -266,7 +274,7 @@ public final class WebImageManager: Sendable {
         }
         if !options.contains(.retryFailed) && blocklist.contains(url) { throw .blockedURL(url) }
         let absoluteString = url.absoluteString
-        let key = cacheKey(for: url, absoluteString: absoluteString, context: context)
+        let key = cacheKey(for: url, absoluteString: absoluteString, context: context, options: options)
         report.cacheKey = key
 
         if !memoryChecked || (config.optionsProcessor != nil && !optionsProcessed),
@@ -278,7 +286,7 @@ public final class WebImageManager: Sendable {
         // Without a cache key the pipeline still names its result (the transformer sees the name) but caches nothing.
         let originalKey = originalCacheKey(for: url, absoluteString: absoluteString, context: context)
         let pipeline = ImageLoadPipeline(
-            url: url, key: key ?? Self.derivedKey(from: absoluteString, context: context), originalKey: originalKey ?? absoluteString,
+            url: url, key: key ?? Self.derivedKey(from: absoluteString, context: context, options: options), originalKey: originalKey ?? absoluteString,
             cachesResults: originalKey != nil, options: options, context: context, cache: context.cache ?? cache,
             originalCache: context.originalCache ?? context.cache ?? cache, loader: context.loader ?? loader,
             coders: context.coders ?? coders, config: config, counters: counters, observer: observerSlot,
@@ -343,6 +351,6 @@ public final class WebImageManager: Sendable {
 
     /// The callers waiting on the shared load of `url` with `options` and `context`.
     func callerCount(url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()) -> Int {
-        coalescer.callerCount(forKey: Self.shareKey(key: cacheKey(for: url, context: context), url: url, options: options, context: context))
+        coalescer.callerCount(forKey: Self.shareKey(key: cacheKey(for: url, context: context, options: options), url: url, options: options, context: context))
     }
 }

@@ -38,7 +38,7 @@ extension WebImageManager {
         }
         let coders = context.coders ?? self.coders
         let choice = Self.formatChoice(format, coders: coders)
-        let variantKey = variantCacheKey(for: url, choice: choice, encoding: encoding, context: context)
+        let variantKey = variantCacheKey(for: url, choice: choice, encoding: encoding, context: context, options: options)
         let cache = context.cache ?? self.cache
         if let variantKey, !options.contains(.fromLoaderOnly) {
             if context.queryCacheType.includesMemory, let variant = variantMemory.value(forKey: variantKey) {
@@ -62,17 +62,22 @@ extension WebImageManager {
     }
 
     /// The key the variant of `url` is stored under for these parameters: the image's key
-    /// (``cacheKey(for:context:)``) with `-Variant(<format or Accept choice>,<encode options>)` inserted
-    /// before its extension. The options processor is not run: pass the context it would make. `nil`
+    /// (``cacheKey(for:context:options:)``) with `-Variant(<format or Accept choice>,<encode options>)`
+    /// inserted before its extension. The options processor is not run: pass the context and options
+    /// it would make (default none and `[]`). `nil`
     /// when the key filter says "cache nothing". A server can use it to find or remove a stored
     /// variant (``ImageCaching/removeImage(forKey:cacheType:)``).
     public func variantCacheKey(for url: URL, format: VariantFormat = .automatic(accept: nil), encoding: EncodeOptions = EncodeOptions(),
-                                context: WebImageContext = WebImageContext()) -> String? {
-        variantCacheKey(for: url, choice: Self.formatChoice(format, coders: context.coders ?? coders), encoding: encoding, context: context)
+                                context: WebImageContext = WebImageContext(), options: WebImageOptions = []) -> String? {
+        variantCacheKey(for: url, choice: Self.formatChoice(format, coders: context.coders ?? coders), encoding: encoding, context: context,
+                        options: options)
     }
 
-    private func variantCacheKey(for url: URL, choice: FormatChoice, encoding: EncodeOptions, context: WebImageContext) -> String? {
-        cacheKey(for: url, context: context).map { CacheKeys.inserting(Self.variantPart(choice: choice, encoding: encoding), into: $0) }
+    private func variantCacheKey(for url: URL, choice: FormatChoice, encoding: EncodeOptions, context: WebImageContext,
+                                 options: WebImageOptions) -> String? {
+        cacheKey(for: url, context: context, options: options).map {
+            CacheKeys.inserting(Self.variantPart(choice: choice, encoding: encoding), into: $0)
+        }
     }
 
     /// The format part of a variant's key: the format asked for, or what an `Accept` header picks
