@@ -118,6 +118,10 @@ void cavif_decoder_destroy(CAVIFDecoder *wrapper) {
 struct CAVIFEncoder {
     avifEncoder *encoder;
     int lossless;
+    uint8_t *icc;       /* copies, written into every image added (libavif takes the first's) */
+    size_t icc_size;
+    uint8_t *exif;
+    size_t exif_size;
     char message[256];
 };
 
@@ -156,6 +160,8 @@ int cavif_encoder_add(CAVIFEncoder *wrapper, const uint8_t *pixels, uint32_t wid
         return 0;
     }
     image->yuvRange = AVIF_RANGE_FULL;
+    if (wrapper->icc) avifImageSetProfileICC(image, wrapper->icc, wrapper->icc_size);
+    if (wrapper->exif) avifImageSetMetadataExif(image, wrapper->exif, wrapper->exif_size);
     if (wrapper->lossless) image->matrixCoefficients = AVIF_MATRIX_COEFFICIENTS_IDENTITY;
     avifRGBImage rgb;
     avifRGBImageSetDefaults(&rgb, image);
@@ -193,8 +199,31 @@ const char *cavif_encoder_message(const CAVIFEncoder *wrapper) {
     return wrapper->message;
 }
 
+static uint8_t *cavif_copy(const uint8_t *bytes, size_t size) {
+    if (!bytes || size == 0) return NULL;
+    uint8_t *copy = malloc(size);
+    if (copy) memcpy(copy, bytes, size);
+    return copy;
+}
+
+int cavif_encoder_set_metadata(CAVIFEncoder *wrapper, const uint8_t *icc, size_t icc_size, const uint8_t *exif, size_t exif_size) {
+    free(wrapper->icc);
+    free(wrapper->exif);
+    wrapper->icc = cavif_copy(icc, icc_size);
+    wrapper->icc_size = wrapper->icc ? icc_size : 0;
+    wrapper->exif = cavif_copy(exif, exif_size);
+    wrapper->exif_size = wrapper->exif ? exif_size : 0;
+    if ((icc && icc_size && !wrapper->icc) || (exif && exif_size && !wrapper->exif)) {
+        snprintf(wrapper->message, sizeof wrapper->message, "out of memory for the metadata");
+        return 0;
+    }
+    return 1;
+}
+
 void cavif_encoder_destroy(CAVIFEncoder *wrapper) {
     if (!wrapper) return;
+    free(wrapper->icc);
+    free(wrapper->exif);
     avifEncoderDestroy(wrapper->encoder);
     free(wrapper);
 }

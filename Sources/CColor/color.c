@@ -138,3 +138,26 @@ uint8_t *ccolor_inflate(const uint8_t *source, size_t length, size_t limit, size
     }
     return buffer;
 }
+
+uint8_t *ccolor_deflate(const uint8_t *source, size_t length, size_t *size) {
+    if (source == NULL || size == NULL || length > UINT32_MAX) return NULL;
+    uLongf capacity = compressBound((uLong)length);
+    uint8_t *buffer = malloc(capacity);
+    if (buffer == NULL) return NULL;
+    if (compress(buffer, &capacity, source, (uLong)length) != Z_OK) {
+        free(buffer);
+        return NULL;
+    }
+    *size = capacity;
+    return buffer;
+}
+
+uint32_t ccolor_crc32(uint32_t crc, const uint8_t *bytes, size_t length) {
+    while (length > 0) {
+        uInt piece = length > UINT32_MAX ? UINT32_MAX : (uInt)length;
+        crc = (uint32_t)crc32(crc, bytes, piece);
+        bytes += piece;
+        length -= piece;
+    }
+    return crc;
+}

@@ -10,11 +10,12 @@ enum AVIFEncoding {
         }
         let lossless = options.isLossless || options.clampedQuality >= 1
         let speed = speed(forEffort: options.clampedEffort)
+        let metadata = Metadata(colorProfile: options.colorProfile, exif: options.copyrightEXIF)
         if lossless || frames.count > 1 {
-            return try encode(frames, quality: lossless ? 1 : options.clampedQuality, lossless: lossless, speed: speed)
+            return try encode(frames, quality: lossless ? 1 : options.clampedQuality, lossless: lossless, speed: speed, metadata: metadata)
         }
         return try options.encodingWithinMaxFileSize { (quality) throws(ImageCodingError) in
-            try encode(frames, quality: quality, lossless: false, speed: speed)
+            try encode(frames, quality: quality, lossless: false, speed: speed, metadata: metadata)
         }
     }
 
@@ -38,7 +39,14 @@ enum AVIFEncoding {
         return Int32(((100 - percent) * 63 + 50) / 100)
     }
 
-    static func encode(_ frames: [ImageFrame], quality: Double, lossless: Bool, speed: Int32) throws(ImageCodingError) -> Data {
+    /// What the file carries besides pixels: an ICC profile (`colr`) and an EXIF block (`Exif` item).
+    struct Metadata {
+        var colorProfile: Data?
+        var exif: Data?
+    }
+
+    static func encode(_ frames: [ImageFrame], quality: Double, lossless: Bool, speed: Int32,
+                       metadata: Metadata = Metadata()) throws(ImageCodingError) -> Data {
         let size = frames[0].image.size
         guard frames.allSatisfy({ $0.image.size == size }) else {
             throw .encodingFailed(format: .avif, reason: "the frames of a sequence must share one size")
@@ -47,6 +55,12 @@ enum AVIFEncoding {
             throw .insufficientMemory(byteCount: 0)
         }
         defer { cavif_encoder_destroy(encoder) }
+        if metadata.colorProfile != nil || metadata.exif != nil {
+            let icc = [UInt8](metadata.colorProfile ?? Data()), exif = [UInt8](metadata.exif ?? Data())
+            guard cavif_encoder_set_metadata(encoder, icc, icc.count, exif, exif.count) != 0 else {
+                throw .encodingFailed(format: .avif, reason: String(cString: cavif_encoder_message(encoder)))
+            }
+        }
         for frame in frames {
             let image = frame.image
             let milliseconds = UInt64(max(1, frame.storedMilliseconds))

@@ -9,6 +9,8 @@ struct FetchCommand {
     var cacheDirectory: URL?
     var concurrency = 6
     var refresh = false
+    /// Options the `--keep-…` flags add.
+    var keeps: WebImageOptions = []
     /// With `--format`: load encoded variants in this format (or the `--accept` choice) instead of images.
     var variantFormat: VariantFormat?
     var quality: Double?
@@ -105,6 +107,10 @@ struct FetchCommand {
                 command.concurrency = count
             case "--refresh":
                 command.refresh = true
+            case "--keep-profile":
+                command.keeps.insert(.preserveColorProfile)
+            case "--keep-copyright":
+                command.keeps.insert(.preserveCopyright)
             case "--format":
                 guard let text = value()?.lowercased() else { return .failure("--format needs auto, jpeg, png, gif, webp or avif") }
                 switch text {
@@ -164,7 +170,7 @@ struct FetchCommand {
         if let thumbnail { context.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
         context.transformer = transformer
         // Disk writes run in the background; the shutdown below finishes them before the process exits.
-        let options: WebImageOptions = refresh ? [.refreshCached] : []
+        let options = (refresh ? WebImageOptions.refreshCached : []).union(keeps)
         let loadContext = context
         let progress = ProgressBar(total: urls.count, enabled: isatty(STDERR_FILENO) == 1)
         let start = ContinuousClock.now

@@ -21,7 +21,8 @@ enum Usage {
                       animated in png (APNG), gif, webp and avif
 
            webimage fetch [--thumbnail N] [--transform SPEC] [--out DIR] [--cache-dir DIR] [--concurrency N]
-                          [--refresh] [--format auto|jpeg|png|gif|webp|avif [--quality Q] [--accept HEADER]] URL...
+                          [--refresh] [--format auto|jpeg|png|gif|webp|avif [--quality Q] [--accept HEADER]]
+                          [--keep-profile] [--keep-copyright] URL...
                                         load each URL (http, https, file, data, or a local path) through the
                                         manager; one tab-separated line per URL: url, source tier
                                         (none/memory/disk), width, height, bytes (- when none), ms; or url,
@@ -39,6 +40,8 @@ enum Usage {
                       the format
       --quality Q     the variants' lossy quality, 1-100 (default 90)
       --accept H      the Accept header --format auto chooses for, e.g. 'image/avif,image/webp,*/*'
+      --keep-profile  keep each source's pixels and ICC profile (default: converted to sRGB, no profile)
+      --keep-copyright  keep each source's EXIF copyright notice in its variant (default: no metadata)
 
            webimage cache stats [DIR | --cache-dir DIR]   entries and bytes of a disk cache directory
                                                           (default: the shared cache's folder)

@@ -91,6 +91,10 @@ size_t cavif_encoder_finish(CAVIFEncoder *encoder, uint8_t *_Nullable *_Nonnull 
 /// Why the last call failed (libavif's result and diagnostics), valid while the encoder lives.
 const char *cavif_encoder_message(const CAVIFEncoder *encoder);
 
+/* An ICC profile and an EXIF block (TIFF structure) for the file, copied now; either may be NULL.
+ * Returns 1, or 0 with a message when memory runs out. Call before cavif_encoder_add. */
+int cavif_encoder_set_metadata(CAVIFEncoder *encoder, const uint8_t *icc, size_t icc_size, const uint8_t *exif, size_t exif_size);
+
 void cavif_encoder_destroy(CAVIFEncoder *_Nullable encoder);
 
 void cavif_encoded_free(void *_Nullable pointer);

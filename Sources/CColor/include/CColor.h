@@ -46,4 +46,11 @@ void ccolor_transform_destroy(ccolor_transform *transform);
  * the limit. The caller frees it. */
 uint8_t *ccolor_inflate(const uint8_t *source, size_t length, size_t limit, size_t *size);
 
+/* Compresses `source` into a new malloc'd zlib stream (default level); returns it and its size in
+ * *size, or NULL when memory runs out. The caller frees it. */
+uint8_t *ccolor_deflate(const uint8_t *source, size_t length, size_t *size);
+
+/* zlib's CRC-32 of `bytes`, continuing from `crc` (0 to start): what PNG chunks end with. */
+uint32_t ccolor_crc32(uint32_t crc, const uint8_t *bytes, size_t length);
+
 #endif

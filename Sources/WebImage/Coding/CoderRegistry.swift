@@ -65,14 +65,21 @@ public final class CoderRegistry: ProgressiveImageCoder {
         coders.contains { $0.canEncode(format) }
     }
 
-    /// Encodes with the newest coder that can write `format`.
+    /// Encodes with the newest coder that can write `format`, then writes
+    /// ``EncodeOptions/colorProfile`` and ``EncodeOptions/copyright`` into JPEG, PNG and WebP bytes
+    /// (AVIF's coder writes them itself; GIF has no place for them).
     /// - Throws: ``ImageCodingError/unsupportedEncoding(format:pixelFormat:)`` when none can, otherwise
     ///   what that coder throws.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions = EncodeOptions()) throws -> Data {
         guard let coder = coders.last(where: { $0.canEncode(format) }) else {
             throw ImageCodingError.unsupportedEncoding(format: format, pixelFormat: image.pixelFormat)
         }
-        return try coder.encode(image, as: format, options: options)
+        let data = try coder.encode(image, as: format, options: options)
+        guard options.colorProfile != nil || options.copyright != nil else { return data }
+        var canvas = image.size
+        if let side = options.maxPixelSize, side > 0, max(image.width, image.height) > side { canvas = PNGCoder.size(of: image.size, fittingSide: side) }
+        return MetadataEmbedder.embed(colorProfile: options.colorProfile, exif: options.copyright.map(EXIFCopyright.tiff(copyright:)),
+                                      in: data, format: format, canvas: canvas, hasAlpha: image.pixelFormat.hasAlpha)
     }
 
     /// Creates an incremental decoder that picks its coder once the first bytes arrive (the newest

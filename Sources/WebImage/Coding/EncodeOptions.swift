@@ -39,12 +39,25 @@ public struct EncodeOptions: Sendable, Hashable {
     /// ignore it.
     public var isProgressive: Bool
 
+    /// An ICC profile to embed, telling viewers the colour space of the pixels (JPEG `APP2
+    /// ICC_PROFILE` segments, PNG `iCCP`, WebP `ICCP`, AVIF `colr`); default `nil`: none, the pixels
+    /// are sRGB. GIF has no place for one. Encoding through ``CoderRegistry/encode(_:as:options:)``
+    /// writes it for every format that has one.
+    public var colorProfile: Data?
+
+    /// A copyright notice to write as the only EXIF field (`Copyright`, tag 0x8298: JPEG `APP1`, PNG
+    /// `eXIf`, WebP `EXIF`, AVIF `Exif`); default `nil`: no EXIF at all. GIF has no place for one.
+    public var copyright: String?
+
     /// Creates encode options; every parameter defaults to the property's documented default.
     public init(
         compressionQuality: Double = 0.9, backgroundColor: PixelColor = .white,
         maxPixelSize: Int? = nil, pngCompressionLevel: Int = 3, isLossless: Bool = false,
-        compressionEffort: Double? = nil, firstFrameOnly: Bool = false, maxFileSize: Int? = nil, isProgressive: Bool = false
+        compressionEffort: Double? = nil, firstFrameOnly: Bool = false, maxFileSize: Int? = nil, isProgressive: Bool = false,
+        colorProfile: Data? = nil, copyright: String? = nil
     ) {
+        self.colorProfile = colorProfile
+        self.copyright = copyright
         self.compressionQuality = compressionQuality
         self.backgroundColor = backgroundColor
         self.maxPixelSize = maxPixelSize
@@ -54,6 +67,12 @@ public struct EncodeOptions: Sendable, Hashable {
         self.firstFrameOnly = firstFrameOnly
         self.maxFileSize = maxFileSize
         self.isProgressive = isProgressive
+    }
+
+    /// The EXIF block ``copyright`` makes (a little-endian TIFF structure whose only field is
+    /// `Copyright`), for coders that write metadata themselves, as AVIF's does; `nil` without one.
+    public var copyrightEXIF: Data? {
+        copyright.map { Data(EXIFCopyright.tiff(copyright: $0)) }
     }
 
     /// ``compressionQuality`` clamped to 0...1 (NaN reads as the default, 0.9).

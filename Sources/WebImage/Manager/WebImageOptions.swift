@@ -50,9 +50,14 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     /// Store the result in memory only, never on disk.
     public static let cacheMemoryOnly = WebImageOptions(rawValue: 1 << 15)
     /// Keep the source's pixels as the file stores them: no conversion from an embedded ICC profile
-    /// to sRGB (which the manager does by default, as imgproxy and sharp do). The profile itself is
-    /// not written to outputs either way.
+    /// to sRGB (which the manager does by default, as imgproxy and sharp do), cached apart from the
+    /// sRGB pixels. An encoded variant (``WebImageManager/loadVariant(url:format:encoding:options:context:)``)
+    /// then carries the source's profile (read from the original's stored bytes).
     public static let preserveColorProfile = WebImageOptions(rawValue: 1 << 16)
+    /// Keep the source's EXIF `Copyright` notice in an encoded variant, as its only metadata (read
+    /// from the original's stored bytes: JPEG, PNG and WebP sources). Without it a variant carries
+    /// no EXIF at all.
+    public static let preserveCopyright = WebImageOptions(rawValue: 1 << 17)
 
     /// The download priority these flags ask for.
     var downloadPriority: DownloadPriority {

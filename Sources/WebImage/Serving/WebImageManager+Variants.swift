@@ -76,7 +76,7 @@ extension WebImageManager {
     private func variantCacheKey(for url: URL, choice: FormatChoice, encoding: EncodeOptions, context: WebImageContext,
                                  options: WebImageOptions) -> String? {
         cacheKey(for: url, context: context, options: options).map {
-            CacheKeys.inserting(Self.variantPart(choice: choice, encoding: encoding), into: $0)
+            CacheKeys.inserting(Self.variantPart(choice: choice, encoding: encoding, options: options), into: $0)
         }
     }
 
@@ -110,7 +110,7 @@ extension WebImageManager {
 
     /// `Variant(<format>,<encode options>)`, inserted into the image's key: every setting that
     /// changes the bytes, written the same way in every process.
-    static func variantPart(choice: FormatChoice, encoding: EncodeOptions) -> String {
+    static func variantPart(choice: FormatChoice, encoding: EncodeOptions, options: WebImageOptions = []) -> String {
         let background = encoding.backgroundColor
         var part = "Variant(\(choice.keyPart),q\(Int((encoding.clampedQuality * 100).rounded()))"
         part += ",bg\(background.red).\(background.green).\(background.blue)"
@@ -121,6 +121,9 @@ extension WebImageManager {
         if encoding.firstFrameOnly { part += ",first" }
         if let size = encoding.maxFileSize { part += ",size\(size)" }
         if encoding.isProgressive { part += ",progressive" }
+        if let profile = encoding.colorProfile { part += ",icc" + MD5.hex(profile).prefix(12) }
+        if let copyright = encoding.copyright { part += ",c" + MD5.hex(Array(copyright.utf8)).prefix(12) }
+        if options.contains(.preserveCopyright) { part += ",copyright" }
         return part + ")"
     }
 
@@ -132,6 +135,23 @@ extension WebImageManager {
         guard format != .unknown else { return nil }
         let tag = stored.metadata?.entityTag ?? ImageVariant.entityTag(of: stored.data)
         return ImageVariant(data: stored.data, format: format, pixelSize: pixelSize, cacheType: .disk, entityTag: tag)
+    }
+
+    /// The source's ICC profile (``WebImageOptions/preserveColorProfile``) and EXIF copyright
+    /// (``WebImageOptions/preserveCopyright``) into `encoding`, unless it sets its own, read from the
+    /// original's stored bytes (after the background writes under way, when a load that just
+    /// finished is still writing them); nothing when they are not stored (a cache without disk).
+    private func addSourceMetadata(to encoding: inout EncodeOptions, url: URL, options: WebImageOptions, context: WebImageContext) async {
+        guard let key = originalCacheKey(for: url, absoluteString: url.absoluteString, context: context) else { return }
+        let cache = context.originalCache ?? context.cache ?? self.cache
+        var stored = try? await cache.cachedData(forKey: key)
+        if stored == nil {
+            await backgroundWrites.waitUntilIdle()
+            stored = try? await cache.cachedData(forKey: key)
+        }
+        guard let source = (stored ?? nil)?.data else { return }
+        if options.contains(.preserveColorProfile), encoding.colorProfile == nil { encoding.colorProfile = ICCProfileReader.profile(in: source) }
+        if options.contains(.preserveCopyright), encoding.copyright == nil { encoding.copyright = EXIFCopyright.copyright(in: source) }
     }
 
     private func keepInMemory(_ variant: ImageVariant, forKey key: String) {
@@ -147,13 +167,21 @@ extension WebImageManager {
                                context: WebImageContext, coders: CoderRegistry, cache: any ImageCaching,
                                variantKey: String?) async throws(WebImageError) -> ImageVariant {
         // The decoded image stays in memory for the other formats of the same size; only its original's
-        // bytes go to disk (the variant's own bytes are what is worth keeping there).
+        // bytes go to disk (the variant's own bytes are what is worth keeping there). A thumbnail's or
+        // transform's pixels would be re-encoded for disk, so they stay in memory only; an image that is
+        // the original (its key is the original's) is stored as its downloaded bytes, as any load does.
         var imageContext = context
-        imageContext.storeCacheType = context.storeCacheType.includesMemory ? .memory : .none
+        if context.derivesCacheKey || options.contains(.preserveColorProfile) {
+            imageContext.storeCacheType = context.storeCacheType.includesMemory ? .memory : .none
+        }
         var imageOptions = options
         imageOptions.remove(.waitStoreCache)
+        let keepsMetadata = !options.isDisjoint(with: [.preserveColorProfile, .preserveCopyright])
+        if keepsMetadata { imageOptions.insert(.waitStoreCache) }   // the original's bytes, read next, are on disk
         let image = try await slowLoad(url: url, options: imageOptions, context: imageContext, events: nil, memoryChecked: false,
                                        optionsProcessed: true).result.image
+        var encoding = encoding
+        if keepsMetadata { await addSourceMetadata(to: &encoding, url: url, options: options, context: context) }
         let format = choice.format(for: image)
         var pixelSize = image.size
         if let side = encoding.maxPixelSize, side > 0, max(image.width, image.height) > side {

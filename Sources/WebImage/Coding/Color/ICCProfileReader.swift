@@ -3,7 +3,8 @@ import Foundation
 
 /// Finds the ICC profile embedded in encoded image bytes, without decoding them: JPEG `APP2
 /// ICC_PROFILE` segments (joined in sequence order, wherever they sit before the scan), PNG `iCCP`
-/// (inflated, at most ``maxProfileSize``), WebP `ICCP`. Other formats, and damaged or incomplete
+/// (inflated, at most ``maxProfileSize``), WebP `ICCP`, AVIF and HEIF `colr` boxes of type `prof`
+/// (or `rICC`) among the item properties. Other formats, and damaged or incomplete
 /// profiles, give `nil` (the pixels are then taken as sRGB).
 enum ICCProfileReader {
     /// The largest profile read (real profiles are kilobytes; a CMYK one may reach a megabyte).
@@ -13,13 +14,14 @@ enum ICCProfileReader {
     /// file, only of the profile.
     static func profile(in data: Data) -> Data? {
         let format = ImageFormat(sniffing: data)
-        guard format == .jpeg || format == .png || format == .webp else { return nil }
+        guard [.jpeg, .png, .webp, .avif, .heic, .heif].contains(format) else { return nil }
         return data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             return switch format {
             case .jpeg: jpegProfile(in: bytes)
             case .png: pngProfile(in: bytes)
-            default: webpProfile(in: bytes)
+            case .webp: webpProfile(in: bytes)
+            default: isobmffProfile(in: bytes)
             }
         }
     }
@@ -92,6 +94,46 @@ enum ICCProfileReader {
             }
             if type == "VP8 " || type == "VP8L" || type == "ANMF" || type == "ALPH" { return nil }
             index += 8 + length + (length & 1)
+        }
+        return nil
+    }
+
+    /// AVIF and HEIF (ISO base media files): `meta` → `iprp` → `ipco` → `colr` with colour type
+    /// `prof` or `rICC`, whose remaining bytes are the profile. Box sizes are checked against their
+    /// parents; 64-bit sizes and "to the end" (0) are understood.
+    static func isobmffProfile(in bytes: UnsafeBufferPointer<UInt8>) -> Data? {
+        guard let meta = box("meta", in: bytes, 0..<bytes.count), meta.count >= 4,
+              let iprp = box("iprp", in: bytes, (meta.lowerBound + 4)..<meta.upperBound),   // meta is a full box
+              let ipco = box("ipco", in: bytes, iprp) else { return nil }
+        var range = ipco
+        while let colr = box("colr", in: bytes, range) {
+            if colr.count > 4 {
+                let type = String(decoding: bytes[colr.lowerBound..<(colr.lowerBound + 4)], as: UTF8.self)
+                if type == "prof" || type == "rICC" {
+                    return colr.count - 4 <= maxProfileSize ? Data(bytes[(colr.lowerBound + 4)..<colr.upperBound]) : nil
+                }
+            }
+            range = colr.upperBound..<ipco.upperBound   // an nclx colr may come first
+        }
+        return nil
+    }
+
+    /// The payload range of the first box of `type` among the boxes that fill `range`.
+    private static func box(_ type: String, in bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int>? {
+        var index = range.lowerBound
+        while index + 8 <= range.upperBound {
+            var size = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            var header = 8
+            if size == 1 {
+                guard index + 16 <= range.upperBound else { return nil }
+                size = bytes[(index + 8)..<(index + 16)].reduce(0) { $0 << 8 | Int($1) }
+                header = 16
+            } else if size == 0 {
+                size = range.upperBound - index
+            }
+            guard size >= header, size <= range.upperBound - index else { return nil }
+            if bytes[(index + 4)..<(index + 8)].elementsEqual(type.utf8) { return (index + header)..<(index + size) }
+            index += size
         }
         return nil
     }

@@ -64,62 +64,8 @@ enum EXIFOrientationReader {
 
     /// The raw Orientation value in IFD0 of a TIFF structure, or `nil` if there is none.
     static func orientationValue(inTIFF tiff: UnsafeRawBufferPointer) -> Int? {
-        let reader: TIFFReader
-        switch (tiff.count >= 2 ? tiff[0] : 0, tiff.count >= 2 ? tiff[1] : 0) {
-        case (0x49, 0x49): reader = TIFFReader(bytes: tiff, bigEndian: false) // "II"
-        case (0x4D, 0x4D): reader = TIFFReader(bytes: tiff, bigEndian: true)  // "MM"
-        default: return nil
-        }
-        guard reader.uint16(at: 2) == 42, let ifd = reader.uint32(at: 4).map(Int.init),
-              let entryCount = reader.uint16(at: ifd).map(Int.init) else { return nil }
-        for index in 0..<entryCount {
-            let entry = ifd + 2 + index * 12
-            guard let tag = reader.uint16(at: entry) else { return nil } // the IFD runs past the data
-            guard tag == 0x0112 else { continue }
-            return reader.firstInteger(ofEntryAt: entry)
-        }
-        return nil
-    }
-
-    /// Bounds-checked reads from a TIFF structure in one byte order.
-    private struct TIFFReader {
-        let bytes: UnsafeRawBufferPointer
-        let bigEndian: Bool
-
-        func uint16(at offset: Int) -> UInt16? {
-            guard offset >= 0, offset <= bytes.count - 2 else { return nil }
-            let (a, b) = (UInt16(bytes[offset]), UInt16(bytes[offset + 1]))
-            return bigEndian ? a << 8 | b : b << 8 | a
-        }
-
-        func uint32(at offset: Int) -> UInt32? {
-            guard offset >= 0, offset <= bytes.count - 4,
-                  let high = uint16(at: bigEndian ? offset : offset + 2),
-                  let low = uint16(at: bigEndian ? offset + 2 : offset) else { return nil }
-            return UInt32(high) << 16 | UInt32(low)
-        }
-
-        /// The first value of a BYTE, SHORT or LONG entry (inline, or at its offset when it does not fit).
-        func firstInteger(ofEntryAt entry: Int) -> Int? {
-            guard let type = uint16(at: entry + 2), let count = uint32(at: entry + 4), count >= 1 else { return nil }
-            let size: Int
-            switch type {
-            case 1: size = 1  // BYTE
-            case 3: size = 2  // SHORT, the type the tag is defined with
-            case 4: size = 4  // LONG
-            default: return nil
-            }
-            var valueOffset = entry + 8
-            if Int(count) * size > 4 {
-                guard let offset = uint32(at: entry + 8) else { return nil }
-                valueOffset = Int(offset)
-            }
-            switch size {
-            case 1: return valueOffset >= 0 && valueOffset < bytes.count ? Int(bytes[valueOffset]) : nil
-            case 2: return uint16(at: valueOffset).map(Int.init)
-            default: return uint32(at: valueOffset).map(Int.init)
-            }
-        }
+        guard let reader = TIFFReader(tiff: tiff), let entry = reader.ifd0Entry(tag: 0x0112) else { return nil }
+        return reader.firstInteger(ofEntryAt: entry)
     }
 }
 
