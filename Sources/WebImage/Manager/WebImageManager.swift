@@ -51,7 +51,7 @@ public final class WebImageManager: Sendable {
     let blocklist = FailedURLBlocklist()
     let coalescer = LoadCoalescer<ImageLoadPipeline.Outcome>()
     /// Encodes of variants under way, one per variant key.
-    let variantCoalescer = LoadCoalescer<ImageVariant>()
+    let variantCoalescer = LoadCoalescer<EncodedVariant>()
     /// The memory tier of encoded variants (``WebImageManagerConfig/maxVariantMemoryCost``).
     let variantMemory: MemoryCache<String, ImageVariant>
     let counters = WebImageManagerCounters()

@@ -21,6 +21,9 @@ public enum WebImageEvent: Sendable {
     /// A load ended, with its result or its error: what it was, where the image came from, how many
     /// bytes, and the time spent in each stage.
     case loadFinished(ImageLoadReport)
+    /// A ``WebImageManager/loadVariant(url:format:encoding:options:context:)`` call ended, with its
+    /// bytes or its error: where they came from, their size, and the encode's time.
+    case variantFinished(VariantLoadReport)
     /// A load's download failed with a transient error and the manager's ``RetryPolicy`` tries again
     /// after `delay`; `attempt` is the attempt that failed (1 for the first).
     case loadRetried(url: URL, attempt: Int, error: WebImageError, delay: Duration)

@@ -29,6 +29,37 @@ extension WebImageManager {
     ///   `encodingFailed` when no coder can write the format (or its library fails), `shutDown`.
     public func loadVariant(url: URL?, format: VariantFormat = .automatic(accept: nil), encoding: EncodeOptions = EncodeOptions(),
                             options: WebImageOptions = [], context: WebImageContext = WebImageContext()) async throws -> ImageVariant {
+        guard observerSlot.isObserved, let url else {
+            var unobserved: VariantLoadReport? = nil
+            return try await variant(url: url, format: format, encoding: encoding, options: options, context: context, report: &unobserved)
+        }
+        let started = ContinuousClock.now
+        var observed: VariantLoadReport? = VariantLoadReport(url: url, variantKey: nil, format: nil, byteCount: 0, cacheType: .none,
+                                                             totalDuration: .zero)
+        do {
+            let variant = try await variant(url: url, format: format, encoding: encoding, options: options, context: context, report: &observed)
+            guard var report = observed else { return variant }
+            report.format = variant.format
+            report.byteCount = variant.data.count
+            report.cacheType = variant.cacheType
+            report.totalDuration = .now - started
+            let finished = report
+            observerSlot.emit { .variantFinished(finished) }
+            return variant
+        } catch {
+            guard var report = observed else { throw error }
+            report.error = error as? WebImageError ?? .cancelled(url: url)
+            report.totalDuration = .now - started
+            let finished = report
+            observerSlot.emit { .variantFinished(finished) }
+            throw error
+        }
+    }
+
+    /// ``loadVariant(url:format:encoding:options:context:)``, filling `report` (when observed) with
+    /// the key, whether the caller joined an encode, and the encode's time.
+    private func variant(url: URL?, format: VariantFormat, encoding: EncodeOptions, options: WebImageOptions,
+                         context: WebImageContext, report: inout VariantLoadReport?) async throws -> ImageVariant {
         guard let url, !url.absoluteString.isEmpty else { throw WebImageError.invalidURL(url?.absoluteString) }
         if isShutDown { throw WebImageError.shutDown(url: url) }
         var options = options
@@ -39,6 +70,7 @@ extension WebImageManager {
         let coders = context.coders ?? self.coders
         let choice = Self.formatChoice(format, coders: coders)
         let variantKey = variantCacheKey(for: url, choice: choice, encoding: encoding, context: context, options: options)
+        report?.variantKey = variantKey
         let cache = context.cache ?? self.cache
         if let variantKey, !options.contains(.fromLoaderOnly) {
             if context.queryCacheType.includesMemory, let variant = variantMemory.value(forKey: variantKey) {
@@ -54,11 +86,21 @@ extension WebImageManager {
         if options.contains(.fromCacheOnly) { throw WebImageError.notInCache(url: url) }
         let shareKey = variantKey ?? UUID().uuidString
         let loadOptions = options, loadContext = context
-        return try await variantCoalescer.run(key: shareKey, cancellation: .cancelled(url: url), refusal: .shutDown(url: url),
-                                              events: nil, joined: { _ in }) { _ async throws(WebImageError) in
+        var joined = false
+        let encoded = try await variantCoalescer.run(key: shareKey, cancellation: .cancelled(url: url), refusal: .shutDown(url: url),
+                                                     events: nil, joined: { joined = $0 }) { _ async throws(WebImageError) in
             try await self.encodeVariant(url: url, choice: choice, encoding: encoding, options: loadOptions, context: loadContext,
                                          coders: coders, cache: cache, variantKey: variantKey)
         }
+        report?.joinedEncodeUnderWay = joined
+        report?.encodeDuration = encoded.encodeDuration
+        return encoded.variant
+    }
+
+    /// What the encode coalescer shares: the variant, and how long its encode took (for reports).
+    struct EncodedVariant: Sendable {
+        var variant: ImageVariant
+        var encodeDuration: Duration
     }
 
     /// The key the variant of `url` is stored under for these parameters: the image's key
@@ -165,7 +207,7 @@ extension WebImageManager {
     /// it, store the bytes.
     private func encodeVariant(url: URL, choice: FormatChoice, encoding: EncodeOptions, options: WebImageOptions,
                                context: WebImageContext, coders: CoderRegistry, cache: any ImageCaching,
-                               variantKey: String?) async throws(WebImageError) -> ImageVariant {
+                               variantKey: String?) async throws(WebImageError) -> EncodedVariant {
         // The decoded image stays in memory for the other formats of the same size; only its original's
         // bytes go to disk (the variant's own bytes are what is worth keeping there). A thumbnail's or
         // transform's pixels would be re-encoded for disk, so they stay in memory only; an image that is
@@ -192,6 +234,7 @@ extension WebImageManager {
             throw .encodingFailed(.imageTooLarge(width: pixelSize.width, height: pixelSize.height, limit: outputLimit), url: url)
         }
         let data: Data
+        let encodeStarted = ContinuousClock.now
         do {
             data = try coders.encode(image, as: format, options: encoding)
         } catch let error as ImageCodingError {
@@ -199,12 +242,15 @@ extension WebImageManager {
         } catch {
             throw .encodingFailed(.encodingFailed(format: format, reason: "\(error)"), url: url)
         }
+        let encodeDuration = ContinuousClock.now - encodeStarted
+        let encoded = EncodedVariant(variant: ImageVariant(data: data, format: format, pixelSize: pixelSize, cacheType: .none,
+                                                           entityTag: ImageVariant.entityTag(of: data)),
+                                     encodeDuration: encodeDuration)
         counters.add(\.encodes)
-        let variant = ImageVariant(data: data, format: format, pixelSize: pixelSize, cacheType: .none,
-                                   entityTag: ImageVariant.entityTag(of: data))
-        guard let variantKey else { return variant }
+        let variant = encoded.variant
+        guard let variantKey else { return encoded }
         if context.storeCacheType.includesMemory { keepInMemory(variant, forKey: variantKey) }
-        guard context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) else { return variant }
+        guard context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) else { return encoded }
         let metadata = DiskCacheMetadata(entityTag: variant.entityTag, pixelSize: variant.pixelSize)
         let write: @Sendable () async throws -> Void = { try await cache.storeData(data, forKey: variantKey, metadata: metadata) }
         if options.contains(.waitStoreCache) {
@@ -217,6 +263,6 @@ extension WebImageManager {
                 }
             }
         }
-        return variant
+        return encoded
     }
 }

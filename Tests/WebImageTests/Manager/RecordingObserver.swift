@@ -15,6 +15,10 @@ final class RecordingObserver: WebImageObserver {
         events.compactMap { if case .loadFinished(let report) = $0 { report } else { nil } }
     }
 
+    var variants: [VariantLoadReport] {
+        events.compactMap { if case .variantFinished(let report) = $0 { report } else { nil } }
+    }
+
     var downloads: [DownloadReport] {
         events.compactMap { if case .downloadFinished(let report) = $0 { report } else { nil } }
     }

@@ -139,6 +139,28 @@ import WebImageWebP
         }
     }
 
+    @Test func everyCallIsReportedWithItsTierSizeAndEncodeTime() async throws {
+        serve("/r.jpg", headers: [("Content-Type", "image/jpeg")])
+        let fixture = ManagerFixture(coders: Self.coders)
+        let observer = RecordingObserver()
+        fixture.manager.observer = observer
+        let url = server.url("/r.jpg")
+        let cold = try await fixture.manager.loadVariant(url: url, format: .exactly(.png), context: thumbnail)
+        let warm = try await fixture.manager.loadVariant(url: url, format: .exactly(.png), context: thumbnail)
+        await #expect(throws: WebImageError.notInCache(url: url)) {
+            try await fixture.manager.loadVariant(url: url, format: .exactly(.webp), options: .fromCacheOnly, context: thumbnail)
+        }
+        let reports = observer.variants
+        try #require(reports.count == 3)
+        let key = fixture.manager.variantCacheKey(for: url, format: .exactly(.png), context: thumbnail)
+        #expect(reports[0].cacheType == .none && reports[0].encodeDuration != nil && reports[0].byteCount == cold.data.count)
+        #expect(reports[0].format == .png && reports[0].variantKey == key && reports[0].error == nil && !reports[0].joinedEncodeUnderWay)
+        #expect(reports[1].cacheType == .memory && reports[1].encodeDuration == nil && reports[1].byteCount == warm.data.count)
+        #expect(reports[2].error == .notInCache(url: url) && reports[2].format == nil && reports[2].byteCount == 0)
+        #expect(reports.allSatisfy { $0.totalDuration >= .zero && $0.url == url })
+        #expect(observer.loads.count == 1, "the cold call's image load is reported as a load of its own")
+    }
+
     @Test func aFormatNoCoderWritesIsATypedError() async throws {
         serve("/x.jpg", headers: [("Content-Type", "image/jpeg")])
         let fixture = ManagerFixture(coders: Self.coders)
