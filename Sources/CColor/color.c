@@ -11,35 +11,6 @@ static void ccolor_silent(cmsContext context, cmsUInt32Number code, const char *
     (void)context; (void)code; (void)text;
 }
 
-ccolor_transform *ccolor_transform_create(const void *profile, size_t size, int channels) {
-    if (profile == NULL || size < 132 || size > (size_t)UINT32_MAX || (channels != 3 && channels != 4)) return NULL;
-    cmsSetLogErrorHandler(ccolor_silent);
-    cmsHPROFILE source = cmsOpenProfileFromMem(profile, (cmsUInt32Number)size);
-    if (source == NULL) return NULL;
-    if (cmsGetColorSpace(source) != cmsSigRgbData) {
-        cmsCloseProfile(source);
-        return NULL;
-    }
-    cmsHPROFILE srgb = cmsCreate_sRGBProfile();
-    if (srgb == NULL) {
-        cmsCloseProfile(source);
-        return NULL;
-    }
-    cmsUInt32Number format = channels == 4 ? TYPE_RGBA_8 : TYPE_RGB_8;
-    cmsUInt32Number flags = cmsFLAGS_NOCACHE | (channels == 4 ? cmsFLAGS_COPY_ALPHA : 0);
-    cmsHTRANSFORM transform = cmsCreateTransform(source, format, srgb, format, INTENT_PERCEPTUAL, flags);
-    cmsCloseProfile(source);
-    cmsCloseProfile(srgb);
-    if (transform == NULL) return NULL;
-    ccolor_transform *result = malloc(sizeof *result);
-    if (result == NULL) {
-        cmsDeleteTransform(transform);
-        return NULL;
-    }
-    result->transform = transform;
-    return result;
-}
-
 /* Opens `profile` when it is of colour space `space`; NULL otherwise. */
 static cmsHPROFILE ccolor_open(const void *profile, size_t size, cmsColorSpaceSignature space) {
     if (profile == NULL || size < 132 || size > (size_t)UINT32_MAX) return NULL;
@@ -52,13 +23,21 @@ static cmsHPROFILE ccolor_open(const void *profile, size_t size, cmsColorSpaceSi
     return opened;
 }
 
-ccolor_transform *ccolor_cmyk_transform_create(const void *profile, size_t size) {
-    cmsHPROFILE source = ccolor_open(profile, size, cmsSigCmykData);
+/* An lcms2 transform from `profile` (of colour space `space`) to sRGB, perceptual intent, never
+ * caching (so several threads may use it at once); NULL when lcms2 cannot make one. */
+static cmsHTRANSFORM ccolor_to_srgb(const void *profile, size_t size, cmsColorSpaceSignature space,
+                                    cmsUInt32Number input, cmsUInt32Number output, cmsUInt32Number flags) {
+    cmsHPROFILE source = ccolor_open(profile, size, space);
     if (source == NULL) return NULL;
     cmsHPROFILE srgb = cmsCreate_sRGBProfile();
-    cmsHTRANSFORM transform = srgb ? cmsCreateTransform(source, TYPE_CMYK_8_REV, srgb, TYPE_RGB_8, INTENT_PERCEPTUAL, cmsFLAGS_NOCACHE) : NULL;
+    cmsHTRANSFORM transform = srgb ? cmsCreateTransform(source, input, srgb, output, INTENT_PERCEPTUAL, cmsFLAGS_NOCACHE | flags) : NULL;
     cmsCloseProfile(source);
     if (srgb) cmsCloseProfile(srgb);
+    return transform;
+}
+
+/* `transform` in the handle Swift holds; NULL (and the transform deleted) when memory runs out. */
+static ccolor_transform *ccolor_wrap(cmsHTRANSFORM transform) {
     if (transform == NULL) return NULL;
     ccolor_transform *result = malloc(sizeof *result);
     if (result == NULL) {
@@ -69,6 +48,16 @@ ccolor_transform *ccolor_cmyk_transform_create(const void *profile, size_t size)
     return result;
 }
 
+ccolor_transform *ccolor_transform_create(const void *profile, size_t size, int channels) {
+    if (channels != 3 && channels != 4) return NULL;
+    cmsUInt32Number format = channels == 4 ? TYPE_RGBA_8 : TYPE_RGB_8;
+    return ccolor_wrap(ccolor_to_srgb(profile, size, cmsSigRgbData, format, format, channels == 4 ? cmsFLAGS_COPY_ALPHA : 0));
+}
+
+ccolor_transform *ccolor_cmyk_transform_create(const void *profile, size_t size) {
+    return ccolor_wrap(ccolor_to_srgb(profile, size, cmsSigCmykData, TYPE_CMYK_8_REV, TYPE_RGB_8, 0));
+}
+
 void ccolor_convert_cmyk(void *context, const uint8_t *cmyk, uint8_t *rgb, uint32_t pixels) {
     ccolor_transform *transform = context;
     if (transform == NULL || pixels == 0) return;
@@ -76,12 +65,7 @@ void ccolor_convert_cmyk(void *context, const uint8_t *cmyk, uint8_t *rgb, uint3
 }
 
 int ccolor_gray_table(const void *profile, size_t size, uint8_t table[256]) {
-    cmsHPROFILE source = ccolor_open(profile, size, cmsSigGrayData);
-    if (source == NULL) return -1;
-    cmsHPROFILE srgb = cmsCreate_sRGBProfile();
-    cmsHTRANSFORM transform = srgb ? cmsCreateTransform(source, TYPE_GRAY_8, srgb, TYPE_RGB_8, INTENT_PERCEPTUAL, cmsFLAGS_NOCACHE) : NULL;
-    cmsCloseProfile(source);
-    if (srgb) cmsCloseProfile(srgb);
+    cmsHTRANSFORM transform = ccolor_to_srgb(profile, size, cmsSigGrayData, TYPE_GRAY_8, TYPE_RGB_8, 0);
     if (transform == NULL) return -1;
     uint8_t levels[256], rgb[256 * 3];
     for (int i = 0; i < 256; i++) levels[i] = (uint8_t)i;
