@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "WebImageWebP", targets: ["WebImageWebP"]),
         .library(name: "WebImageAVIF", targets: ["WebImageAVIF"]),
         .library(name: "WebImageHEIF", targets: ["WebImageHEIF"]),
+        .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     targets: [
@@ -59,6 +60,8 @@ let package = Package(
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
         .target(name: "CPixels"),
+        .systemLibrary(name: "CLibMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "CHTTPServer", dependencies: ["CLibMicroHTTPD"]),
         .target(
             name: "WebImage",
             dependencies: ["CPNG", "CJPEG", "CGIF", "CColor", "CFileSystem", "CPixels"],
@@ -82,8 +85,15 @@ let package = Package(
             dependencies: ["WebImage", "CHEIF"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF"]),
-        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "webimage"],
+        // `webimage serve`: an image server on GNU libmicrohttpd, a product of its own (the WebImage
+        // library keeps its dependencies as they are).
+        .target(
+            name: "WebImageServer",
+            dependencies: ["WebImage", "CHTTPServer"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageServer"]),
+        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageServer", "webimage"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@
 //   webimage decode [options] FILE...
 //   webimage fetch [options] URL...
 //   webimage cache stats|sweep|clear|fill [DIR | --cache-dir DIR]
+//   webimage serve [options]      an image server (imgproxy URLs) on libmicrohttpd
 //   webimage help
 import Foundation
 import WebImage
@@ -27,6 +28,8 @@ case "fetch":
     status = await FetchCommand.run(Array(arguments.dropFirst()))
 case "cache":
     status = await CacheCommand.run(Array(arguments.dropFirst()))
+case "serve":
+    status = await ServeCommand.run(Array(arguments.dropFirst()))
 case "help", "-h", "--help":
     Console.write(Usage.text)
     status = 0

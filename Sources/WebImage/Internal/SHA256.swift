@@ -1,6 +1,6 @@
-/// SHA-256 (FIPS 180-4), for pixel fingerprints. The toolchain on Linux ships no digest library and
+/// SHA-256 (FIPS 180-4), for pixel fingerprints and (package-wide) the image server's URL signatures. The toolchain on Linux ships no digest library and
 /// the package takes no dependencies.
-struct SHA256 {
+package struct SHA256 {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19
     )
@@ -17,18 +17,20 @@ struct SHA256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package init() {}
+
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         var state = self.state
         buffer.append(bytes) { block in state = Self.compress(block, state: state) }
         self.state = state
     }
 
-    mutating func update<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+    package mutating func update<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
         let array = Array(bytes)
         array.withUnsafeBytes { update($0) }
     }
 
-    mutating func finalize() -> [UInt8] {
+    package mutating func finalize() -> [UInt8] {
         var state = self.state
         buffer.finish(bigEndianLength: true) { block in state = Self.compress(block, state: state) }
         let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]

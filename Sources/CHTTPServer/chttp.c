@@ -1,0 +1,159 @@
+#include "CHTTPServer.h"
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <microhttpd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct chttp_server {
+    struct MHD_Daemon *daemon;
+    _Atomic long open_requests;   /* request states allocated and not yet completed */
+    chttp_handler handler;
+    void *context;
+    uint16_t port;
+};
+
+struct chttp_request {
+    struct MHD_Connection *connection;
+    struct MHD_Response *response;   /* set by chttp_respond, queued on the next handler call */
+    unsigned status;
+    int dispatched;   /* handed to the handler */
+    int answered;     /* chttp_respond was called */
+};
+
+/* Keeps the path as the client sent it. */
+static size_t chttp_keep_escaped(void *cls, struct MHD_Connection *connection, char *s) {
+    (void)cls; (void)connection;
+    return strlen(s);
+}
+
+static enum MHD_Result chttp_access(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
+                                    const char *version, const char *upload_data, size_t *upload_data_size, void **req_cls) {
+    (void)version; (void)upload_data;
+    chttp_server *server = cls;
+    chttp_request *request = *req_cls;
+    if (request == NULL) {   /* the first call: headers are in */
+        request = calloc(1, sizeof *request);
+        if (request == NULL) return MHD_NO;
+        request->connection = connection;
+        *req_cls = request;
+        atomic_fetch_add(&server->open_requests, 1);
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) {   /* a body: read and ignored (no route takes one) */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (request->answered) {   /* resumed with the answer */
+        if (request->response == NULL) return MHD_NO;   /* it could not be made (no memory): MHD closes the connection */
+        enum MHD_Result queued = MHD_queue_response(connection, request->status, request->response);
+        MHD_destroy_response(request->response);
+        request->response = NULL;
+        return queued;
+    }
+    if (request->dispatched) return MHD_YES;
+    request->dispatched = 1;
+    chttp_request_info info = {
+        .method = method,
+        .path = url,
+        .accept = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
+        .if_none_match = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH),
+    };
+    MHD_suspend_connection(connection);   /* before the handler: its answer may come at once, from another thread */
+    server->handler(server->context, request, &info);
+    return MHD_YES;
+}
+
+static void chttp_completed(void *cls, struct MHD_Connection *connection, void **req_cls, enum MHD_RequestTerminationCode code) {
+    (void)connection; (void)code;
+    chttp_server *server = cls;
+    chttp_request *request = *req_cls;
+    if (request == NULL) return;
+    atomic_fetch_sub(&server->open_requests, 1);
+    if (request->response != NULL) MHD_destroy_response(request->response);
+    free(request);
+    *req_cls = NULL;
+}
+
+chttp_server *chttp_start(const chttp_config *config, chttp_handler handler, void *context, char *error, size_t error_size) {
+    struct sockaddr_storage address;
+    memset(&address, 0, sizeof address);
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+    const char *bind = config->bind_address ? config->bind_address : "127.0.0.1";
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&address;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&address;
+    if (inet_pton(AF_INET, bind, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(config->port);
+    } else if (inet_pton(AF_INET6, bind, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(config->port);
+        flags |= MHD_USE_IPv6;
+    } else {
+        snprintf(error, error_size, "not an IP address: %s", bind);
+        return NULL;
+    }
+    chttp_server *server = calloc(1, sizeof *server);
+    if (server == NULL) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    server->handler = handler;
+    server->context = context;
+    server->daemon = MHD_start_daemon(
+        flags, config->port, NULL, NULL, chttp_access, server,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(config->threads > 0 ? config->threads : 1),
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)config->connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)config->timeout_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)config->memory_limit,
+        MHD_OPTION_UNESCAPE_CALLBACK, chttp_keep_escaped, NULL,
+        MHD_OPTION_NOTIFY_COMPLETED, chttp_completed, server,
+        MHD_OPTION_END);
+    if (server->daemon == NULL) {
+        snprintf(error, error_size, "libmicrohttpd could not listen on %s port %u (in use, or not an address of this machine)",
+                 bind, (unsigned)config->port);
+        free(server);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    server->port = info ? info->port : config->port;
+    return server;
+}
+
+uint16_t chttp_port(const chttp_server *server) {
+    return server->port;
+}
+
+long chttp_open_requests(chttp_server *server) {
+    return atomic_load(&server->open_requests);
+}
+
+void chttp_respond(chttp_request *request, unsigned status, const char *const *names, const char *const *values,
+                   size_t header_count, const uint8_t *body, size_t body_length) {
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(body_length, (void *)(body_length ? body : (const uint8_t *)""), MHD_RESPMEM_MUST_COPY);
+    if (response != NULL) {
+        for (size_t i = 0; i < header_count; i++) MHD_add_response_header(response, names[i], values[i]);
+    }
+    request->status = status;
+    request->response = response;
+    request->answered = 1;
+    MHD_resume_connection(request->connection);
+}
+
+void chttp_quiesce(chttp_server *server) {
+    int socket = MHD_quiesce_daemon(server->daemon);
+    if (socket >= 0) close(socket);
+}
+
+void chttp_stop(chttp_server *server) {
+    if (server == NULL) return;
+    MHD_stop_daemon(server->daemon);
+    free(server);
+}

@@ -1,0 +1,159 @@
+import CHTTPServer
+import Foundation
+import Synchronization
+
+/// One request as the server hands it to its handler.
+struct HTTPRequest: Sendable {
+    var method: String
+    /// The path as the client sent it: not percent-decoded, without the query.
+    var path: String
+    var accept: String?
+    var ifNoneMatch: String?
+}
+
+/// One answer: a status, headers, and a body (`Content-Length` is set by libmicrohttpd).
+struct HTTPResponse: Sendable {
+    var status: Int
+    var headers: [(name: String, value: String)]
+    var body: Data
+
+    static func text(_ status: Int, _ text: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + headers, body: Data((text + "\n").utf8))
+    }
+}
+
+/// libmicrohttpd's daemon (through `CHTTPServer`), bridged to async Swift: each request is suspended
+/// on MHD's thread, handled in a task of its own on Swift's pool, and resumed with its answer. No
+/// MHD thread ever waits for Swift, and no Swift task ever blocks on MHD (see `CHTTPServer.h` for
+/// what libmicrohttpd guarantees).
+///
+/// Every request handed out is answered exactly once: by its task, or, when ``stop(drainingFor:)``
+/// runs out of time, with a 503 (the task's late answer is then dropped). That keeps MHD's rule that
+/// no connection is suspended when the daemon stops.
+final class HTTPServer: Sendable {
+    /// What the C callback reaches: the handler and the requests not yet answered.
+    ///
+    /// `@unchecked Sendable`: the handler is an immutable `@Sendable` closure, and `pending` (the
+    /// addresses of `chttp_request`s handed out and not yet answered) is only touched under its
+    /// `Mutex`; an address leaves `pending` exactly once, by whoever answers it, before
+    /// `chttp_respond` (after which MHD may free the request).
+    final class Core: @unchecked Sendable {
+        let handler: @Sendable (HTTPRequest) async -> HTTPResponse
+        let pending = Mutex<Set<UInt>>([])
+
+        init(handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+            self.handler = handler
+        }
+
+        /// Answers the request at `address` unless it was answered already.
+        func answer(_ address: UInt, with response: HTTPResponse) {
+            guard pending.withLock({ $0.remove(address) != nil }), let request = OpaquePointer(bitPattern: address) else { return }
+            Self.send(response, to: request)
+        }
+
+        static func send(_ response: HTTPResponse, to request: OpaquePointer) {
+            let names = response.headers.map { strdup($0.name) }, values = response.headers.map { strdup($0.value) }
+            defer { (names + values).forEach { free($0) } }
+            let namePointers = names.map { UnsafePointer($0) }, valuePointers = values.map { UnsafePointer($0) }
+            response.body.withUnsafeBytes { body in
+                chttp_respond(request, UInt32(response.status), namePointers, valuePointers, response.headers.count,
+                              body.baseAddress?.assumingMemoryBound(to: UInt8.self), body.count)
+            }
+        }
+    }
+
+    /// `@unchecked Sendable` box of the C server handle: set once in `init`, then only passed to
+    /// `chttp_port` (a read), `chttp_quiesce` and `chttp_stop` (each called once, by `stop`, which
+    /// the `stopped` flag makes run once).
+    private struct Handle: @unchecked Sendable {
+        let server: OpaquePointer
+    }
+
+    private let handle: Handle
+    private let core: Core
+    private let stopped = Mutex(false)
+    /// The port it listens on.
+    let port: UInt16
+
+    struct Config {
+        var bindAddress = "127.0.0.1"
+        var port: UInt16 = 8080
+        var threads: UInt32 = 2
+        var connectionLimit: UInt32 = 4096
+        var idleTimeoutSeconds: UInt32 = 15
+        /// Per connection: request line and headers (libmicrohttpd answers 414/431 past it).
+        var memoryLimit = 64 * 1024
+    }
+
+    /// Starts listening.
+    /// - Throws: ``ServerError/cannotListen(_:)``.
+    init(config: Config, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) throws(ServerError) {
+        let core = Core(handler: handler)
+        var error = [CChar](repeating: 0, count: 256)
+        let started = config.bindAddress.withCString { bind in
+            var settings = chttp_config(bind_address: bind, port: config.port, threads: config.threads, connection_limit: config.connectionLimit,
+                                        timeout_seconds: config.idleTimeoutSeconds, memory_limit: config.memoryLimit)
+            return chttp_start(&settings, HTTPServer.dispatch, Unmanaged.passUnretained(core).toOpaque(), &error, error.count)
+        }
+        guard let started else { throw .cannotListen(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+        self.core = core
+        self.handle = Handle(server: started)
+        self.port = chttp_port(started)
+    }
+
+    /// Called by libmicrohttpd on its thread, the connection already suspended: copies the request
+    /// and starts its task.
+    private static let dispatch: chttp_handler = { context, request, info in
+        guard let context, let request, let info = info?.pointee else { return }
+        let core = Unmanaged<Core>.fromOpaque(context).takeUnretainedValue()
+        let copy = HTTPRequest(method: String(cString: info.method), path: String(cString: info.path),
+                               accept: info.accept.map { String(cString: $0) }, ifNoneMatch: info.if_none_match.map { String(cString: $0) })
+        let address = UInt(bitPattern: request)
+        core.pending.withLock { _ = $0.insert(address) }
+        Task {
+            let response = await core.handler(copy)
+            core.answer(address, with: response)
+        }
+    }
+
+    /// Stops accepting connections, waits up to `drain` for the requests under way, answers any left
+    /// with 503, and stops libmicrohttpd. Runs once; later calls return at once.
+    func stop(drainingFor drain: Duration) async {
+        guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
+        chttp_quiesce(handle.server)
+        let deadline = ContinuousClock.now + drain
+        while !core.pending.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let left = core.pending.withLock { pending in defer { pending.removeAll() }; return pending }
+        for address in left {
+            if let request = OpaquePointer(bitPattern: address) { Core.send(.text(503, "the server is stopping"), to: request) }
+        }
+        // None is suspended any more. Give MHD's threads a moment to write the answers just given
+        // (MHD_stop_daemon closes connections without writing what is queued), then stop.
+        let written = ContinuousClock.now + .seconds(1)
+        while chttp_open_requests(handle.server) > 0 && ContinuousClock.now < written {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        chttp_stop(handle.server)
+        withExtendedLifetime(core) {}
+    }
+
+    /// Requests handed out and not yet answered.
+    var pendingCount: Int { core.pending.withLock { $0.count } }
+}
+
+/// Why the server could not start.
+public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// libmicrohttpd could not listen (address in use, not an address of this machine, ...).
+    case cannotListen(String)
+    /// The configuration is not usable (a key without a salt, a key that is not hex, neither a key nor `unsigned`).
+    case invalidConfiguration(String)
+
+    public var description: String {
+        switch self {
+        case .cannotListen(let reason): "cannot listen: \(reason)"
+        case .invalidConfiguration(let reason): "invalid configuration: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Synchronization
+import WebImage
+
+/// An image server on GNU libmicrohttpd that answers imgproxy-style URLs with encoded variants
+/// (``WebImage/WebImageManager/loadVariant(url:format:encoding:options:context:)``): cached in the
+/// manager's memory and disk tiers, with the HTTP a CDN expects (`ETag` and 304s, `Cache-Control`,
+/// `Vary: Accept`). What `webimage serve` runs.
+///
+/// Routes: `/health` (200 while serving, 503 while draining), `/metrics` (Prometheus), `/` (the demo
+/// page, with ``ImageServerConfig/servesDemoPage`` or unsigned), and imgproxy paths
+/// (``ProcessingPath``). Errors are short text bodies with the status a CDN understands.
+///
+/// Concurrency: a lock-based class, not an actor. libmicrohttpd's threads accept and write; each
+/// request runs in a task of its own; a `Mutex` guards the processing slots and their queue.
+public final class ImageServer: Sendable {
+    private let http: HTTPServer
+    let manager: WebImageManager
+    let config: ImageServerConfig
+    private let signer: URLSigner?
+    let metrics: ServerMetrics
+    private let slots: ProcessingSlots
+    private let draining = Atomic<Bool>(false)
+
+    /// The port it listens on.
+    public var port: UInt16 { http.port }
+
+    /// Starts listening and serving. The server observes `manager` for its metrics (forwarding every
+    /// event to the observer `manager` had).
+    /// - Throws: ``ServerError/invalidConfiguration(_:)`` for a key or salt that is not hex;
+    ///   ``ServerError/cannotListen(_:)`` when the address cannot be bound.
+    public init(manager: WebImageManager, config: ImageServerConfig) throws(ServerError) {
+        switch config.signing {
+        case .signed(let key, let salt): signer = try URLSigner(keyHex: key, saltHex: salt)
+        case .unsigned: signer = nil
+        }
+        self.manager = manager
+        self.config = config
+        metrics = ServerMetrics(forwardingTo: manager.observer)
+        slots = ProcessingSlots(limit: config.maxInFlight, queueLimit: config.queueLimit, metrics: metrics)
+        let router = Router()
+        http = try HTTPServer(config: HTTPServer.Config(bindAddress: config.bindAddress, port: config.port,
+                                                        idleTimeoutSeconds: UInt32(config.idleTimeoutSeconds))) { request in
+            await router.handle(request)
+        }
+        manager.observer = metrics
+        router.server.withLock { $0 = self }
+    }
+
+    /// Stops accepting connections (`/health` answers 503 from now on), lets the requests under way
+    /// finish for up to `drain` (default ``ImageServerConfig/drainTimeout``), answers any left with
+    /// 503, and stops listening. The manager is left running: shut it down after (it flushes the disk
+    /// cache's pending writes).
+    public func stop(drainingFor drain: Duration? = nil) async {
+        draining.store(true, ordering: .relaxed)
+        await http.stop(drainingFor: drain ?? config.drainTimeout)
+    }
+
+    /// Requests being processed or waiting.
+    var pendingRequests: Int { http.pendingCount }
+
+    // MARK: Requests
+
+    /// Holds the server weakly enough to be built before it: set once after `init`.
+    private final class Router: Sendable {
+        let server = Mutex<ImageServer?>(nil)
+
+        func handle(_ request: HTTPRequest) async -> HTTPResponse {
+            guard let server = server.withLock({ $0 }) else { return .text(503, "starting") }
+            let started = ContinuousClock.now
+            let response = await server.respond(to: request)
+            server.metrics.recordRequest(status: response.status, bytesOut: response.body.count, duration: .now - started)
+            return response
+        }
+    }
+
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .text(405, "only GET and HEAD", headers: [("Allow", "GET, HEAD")])
+        }
+        switch request.path {
+        case "/health":
+            return draining.load(ordering: .relaxed) ? .text(503, "draining") : .text(200, "ok")
+        case "/metrics":
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                                body: Data(metrics.render().utf8))
+        case "/", "/index.html":
+            guard servesDemo else { return .text(404, "not found") }
+            let host = config.bindAddress == "0.0.0.0" || config.bindAddress == "::" ? "127.0.0.1"
+                : config.bindAddress.contains(":") ? "[\(config.bindAddress)]" : config.bindAddress
+            let page = DemoPage.html(signature: signer == nil ? "insecure" : nil, sampleBase: "http://\(host):\(port)/samples/",
+                                     signer: signer)
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")],
+                                body: Data(page.utf8))
+        case "/favicon.ico", "/robots.txt":
+            return .text(404, "not found")
+        default:
+            if request.path.hasPrefix("/samples/") { return sample(named: String(request.path.dropFirst("/samples/".count))) }
+            return await image(for: request)
+        }
+    }
+
+    private var servesDemo: Bool { config.servesDemoPage || signer == nil }
+
+    /// A sample the demo page shows: only the names it lists, from the configured folder.
+    private func sample(named name: String) -> HTTPResponse {
+        guard servesDemo, DemoPage.samples.contains(name), let directory = config.demoSamplesDirectory,
+              let data = try? Data(contentsOf: directory.appendingPathComponent(name)) else { return .text(404, "not found") }
+        return HTTPResponse(status: 200, headers: [("Content-Type", ImageFormat(sniffing: data).mimeType), ("Cache-Control", "no-cache")],
+                            body: data)
+    }
+
+    private func image(for request: HTTPRequest) async -> HTTPResponse {
+        let path: ProcessingPath
+        do {
+            path = try ProcessingPath(path: request.path)
+        } catch {
+            return .text(400, "bad request: \(error.reason)")
+        }
+        if let signer, !signer.isValid(path.signature, for: path.signedPath) { return .text(403, "forbidden: bad signature") }
+        guard config.allows(host: path.source.host ?? "") else { return .text(403, "forbidden: the source host is not allowed") }
+        guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
+        defer { slots.release() }
+        let parameters = VariantParameters(path: path, accept: request.accept)
+        do {
+            let variant = try await manager.loadVariant(url: path.source, format: parameters.format, encoding: parameters.encoding,
+                                                        context: parameters.context)
+            var headers: [(name: String, value: String)] = [("ETag", variant.entityTag),
+                                                             ("Cache-Control", "public, max-age=\(config.cacheMaxAge)")]
+            if path.format == nil { headers.append(("Vary", "Accept")) }
+            if let tags = request.ifNoneMatch, Self.matches(tags, variant.entityTag) {
+                return HTTPResponse(status: 304, headers: headers, body: Data())
+            }
+            return HTTPResponse(status: 200, headers: [("Content-Type", variant.mimeType)] + headers, body: variant.data)
+        } catch let error as WebImageError {
+            let (status, text) = Self.status(for: error)
+            return .text(status, text)
+        } catch {
+            return .text(500, "internal error")
+        }
+    }
+
+    /// Whether an `If-None-Match` header names `tag` (a list, `*`, or weak forms).
+    static func matches(_ header: String, _ tag: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
+            return trimmed == "*" || trimmed == tag || trimmed == "W/" + tag
+        }
+    }
+
+    /// The status a CDN understands for each failure, and a short text without internals.
+    static func status(for error: WebImageError) -> (Int, String) {
+        switch error {
+        case .invalidURL, .unsupportedOption: (400, "bad request")
+        case .sourceRefused: (403, "forbidden: the source address is refused")
+        case .badStatusCode(404, _, _), .badStatusCode(410, _, _): (404, "the source was not found")
+        case .badStatusCode(let code, _, _): (502, "the source answered \(code)")
+        case .responseTooLarge: (413, "the source is too large")
+        case .unacceptableContentType, .decodingFailed(.unsupportedFormat, _): (415, "the source is not an image")
+        case .decodingFailed(.imageTooLarge, _), .encodingFailed(.imageTooLarge, _): (413, "the image is too large")
+        case .decodingFailed, .transformFailed, .emptyResponse: (422, "the image cannot be decoded")
+        case .encodingFailed(.unsupportedEncoding, _): (415, "the output format cannot be written")
+        case .encodingFailed: (500, "the image cannot be encoded")
+        case .timedOut: (504, "the source timed out")
+        case .blockedURL: (404, "the source failed recently and is not fetched again for a while")
+        case .truncatedResponse, .transport, .tooManyRedirects, .rejected, .notModified: (502, "the source failed")
+        case .cancelled, .shutDown: (503, "the server is stopping")
+        case .notInCache, .cacheStoreFailed: (500, "internal error")
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// How ``ImageServer`` listens, checks URLs and sheds load.
+public struct ImageServerConfig: Sendable {
+    /// How request URLs are signed.
+    public enum Signing: Sendable, Equatable {
+        /// imgproxy's signatures: HMAC-SHA256 with this key over this salt and the path; both hex.
+        case signed(keyHex: String, saltHex: String)
+        /// Any signature segment is accepted (imgproxy's docs use `insecure`). For development: anyone
+        /// can then make the server fetch and process any allowed URL.
+        case unsigned
+    }
+
+    /// The address to listen on (an IPv4 or IPv6 literal); default `"127.0.0.1"`.
+    public var bindAddress: String
+    /// The port; default 8080; 0 picks a free one (``ImageServer/port`` tells which).
+    public var port: UInt16
+    /// How URLs are signed; no default: a server without a key must say `.unsigned` on purpose.
+    public var signing: Signing
+    /// Requests processed at once; default twice the processor count. Others wait in the queue.
+    public var maxInFlight: Int
+    /// Requests that may wait for a processing slot; default 64. Past it a request is answered 429
+    /// at once (memory stays bounded however many clients come).
+    public var queueLimit: Int
+    /// Host patterns a source URL must match (`example.com`, `*.example.com`); default empty: any host
+    /// (the manager's ``WebImage/SourceAddressPolicy`` still applies).
+    public var allowedHosts: [String]
+    /// `Cache-Control: public, max-age=` for images; default a year for signed URLs, an hour when unsigned.
+    public var cacheMaxAge: Int
+    /// Whether `/` serves the demo page (always with `.unsigned`); default `false`.
+    public var servesDemoPage: Bool
+    /// The folder whose sample images the demo page shows, served under `/samples/` (only the files
+    /// the page names); default `nil`: the page has no pictures.
+    public var demoSamplesDirectory: URL?
+    /// Seconds an idle connection is kept (slow or silent clients are cut off); default 15.
+    public var idleTimeoutSeconds: Int
+    /// How long ``ImageServer/stop(drainingFor:)`` lets requests under way finish by default; 10 s.
+    public var drainTimeout: Duration
+
+    /// Creates a configuration; every parameter defaults to the property's documented default.
+    public init(bindAddress: String = "127.0.0.1", port: UInt16 = 8080, signing: Signing,
+                maxInFlight: Int = 2 * ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int = 64,
+                allowedHosts: [String] = [], cacheMaxAge: Int? = nil, servesDemoPage: Bool = false, demoSamplesDirectory: URL? = nil,
+                idleTimeoutSeconds: Int = 15,
+                drainTimeout: Duration = .seconds(10)) {
+        self.bindAddress = bindAddress
+        self.port = port
+        self.signing = signing
+        self.maxInFlight = max(1, maxInFlight)
+        self.queueLimit = max(0, queueLimit)
+        self.allowedHosts = allowedHosts
+        self.cacheMaxAge = cacheMaxAge ?? (signing == .unsigned ? 3600 : 31_536_000)
+        self.servesDemoPage = servesDemoPage
+        self.demoSamplesDirectory = demoSamplesDirectory
+        self.idleTimeoutSeconds = max(1, idleTimeoutSeconds)
+        self.drainTimeout = drainTimeout
+    }
+
+    /// Whether `host` matches one of ``allowedHosts`` (any host when the list is empty).
+    func allows(host: String) -> Bool {
+        guard !allowedHosts.isEmpty else { return true }
+        let host = host.lowercased()
+        return allowedHosts.contains { pattern in
+            let pattern = pattern.lowercased()
+            if pattern.hasPrefix("*.") { return host.hasSuffix(pattern.dropFirst(1)) }
+            return host == pattern
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import WebImage
+
+/// imgproxy's URL signatures, exactly: the signature segment is the base64url (no padding) HMAC-SHA256,
+/// keyed with the key, of the salt followed by the rest of the path (from its `/` on, as sent). Key and
+/// salt are given in hex. Checked in constant time.
+struct URLSigner: Sendable {
+    let key: [UInt8]
+    let salt: [UInt8]
+
+    /// - Throws: ``ServerError/invalidConfiguration(_:)`` when the key or salt is not hex or is empty.
+    init(keyHex: String, saltHex: String) throws(ServerError) {
+        guard let key = Self.bytes(hex: keyHex), !key.isEmpty else { throw .invalidConfiguration("--key is not a hex string") }
+        guard let salt = Self.bytes(hex: saltHex), !salt.isEmpty else { throw .invalidConfiguration("--salt is not a hex string") }
+        self.key = key
+        self.salt = salt
+    }
+
+    /// The signature of `path` (everything after the signature segment, starting with `/`).
+    func signature(of path: String) -> String {
+        Self.base64URL(Self.hmacSHA256(key: key, message: salt + Array(path.utf8)))
+    }
+
+    /// Whether `signature` signs `path`, compared in constant time (no early exit on the first difference).
+    func isValid(_ signature: String, for path: String) -> Bool {
+        let expected = Array(self.signature(of: path).utf8), given = Array(signature.utf8)
+        var difference = UInt8(expected.count == given.count ? 0 : 1)
+        for index in 0..<expected.count { difference |= expected[index] ^ (index < given.count ? given[index] : 0) }
+        return difference == 0
+    }
+
+    static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        var block = key.count > 64 ? digest(key) : key
+        block += [UInt8](repeating: 0, count: 64 - block.count)
+        let inner = digest(block.map { $0 ^ 0x36 } + message)
+        return digest(block.map { $0 ^ 0x5c } + inner)
+    }
+
+    private static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(bytes)
+        return hasher.finalize()
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func value(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

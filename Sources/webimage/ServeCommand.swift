@@ -1,0 +1,128 @@
+import Foundation
+import WebImage
+import WebImageServer
+
+/// `webimage serve`: the image server (``ImageServer``) on a manager with a disk cache, until
+/// Ctrl-C or SIGTERM; then it stops accepting, drains, flushes the cache and exits 0.
+struct ServeCommand {
+    var bind = "127.0.0.1"
+    var port: UInt16 = 8080
+    var cacheDirectory: URL?
+    var keyHex: String?
+    var saltHex: String?
+    var unsigned = false
+    var demo = false
+    var maxInFlight: Int?
+    var queue: Int?
+    var allowedHosts: [String] = []
+    var sourcePolicy = SourceAddressPolicy.standard
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let command: ServeCommand
+        switch parse(arguments) {
+        case .success(let parsed): command = parsed
+        case .failure(let message):
+            Console.error("webimage serve: \(message)\n")
+            return 2
+        }
+        return await command.serve()
+    }
+
+    enum ParseResult {
+        case success(ServeCommand)
+        case failure(String)
+    }
+
+    static func parse(_ arguments: [String]) -> ParseResult {
+        var command = ServeCommand()
+        var index = 0
+        func value() -> String? {
+            index += 1
+            return index < arguments.count ? arguments[index] : nil
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--bind":
+                guard let text = value() else { return .failure("--bind needs an address") }
+                command.bind = text
+            case "--port":
+                guard let text = value(), let port = UInt16(text) else { return .failure("--port needs a number from 0 to 65535") }
+                command.port = port
+            case "--cache-dir":
+                guard let path = value() else { return .failure("--cache-dir needs a folder") }
+                command.cacheDirectory = URL(fileURLWithPath: path, isDirectory: true)
+            case "--key":
+                guard let text = value() else { return .failure("--key needs a hex string") }
+                command.keyHex = text
+            case "--salt":
+                guard let text = value() else { return .failure("--salt needs a hex string") }
+                command.saltHex = text
+            case "--unsigned": command.unsigned = true
+            case "--demo": command.demo = true
+            case "--max-inflight":
+                guard let text = value(), let count = Int(text), count > 0 else { return .failure("--max-inflight needs a positive number") }
+                command.maxInFlight = count
+            case "--queue":
+                guard let text = value(), let count = Int(text), count >= 0 else { return .failure("--queue needs a number") }
+                command.queue = count
+            case "--allow-host":
+                guard let text = value() else { return .failure("--allow-host needs a host or *.domain pattern") }
+                command.allowedHosts.append(text)
+            case "--source-policy":
+                switch value() {
+                case "default": command.sourcePolicy = .standard
+                case "public-only": command.sourcePolicy = .publicOnly
+                default: return .failure("--source-policy is default or public-only")
+                }
+            default:
+                return .failure("unknown option \(argument)")
+            }
+            index += 1
+        }
+        if command.keyHex != nil && command.unsigned { return .failure("--key and --unsigned exclude each other") }
+        if (command.keyHex == nil) != (command.saltHex == nil) { return .failure("--key and --salt go together") }
+        if command.keyHex == nil && !command.unsigned {
+            return .failure("no --key/--salt: refusing to serve unsigned URLs (anyone could make the server fetch anything); "
+                            + "pass --unsigned to do it on purpose")
+        }
+        return .success(command)
+    }
+
+    func serve() async -> Int32 {
+        let cache = cacheDirectory.map { ImageCache(directory: $0) } ?? ImageCache.shared
+        let downloader = Downloader(config: DownloaderConfig(sourceAddressPolicy: sourcePolicy))
+        let manager = WebImageManager(cache: cache, loader: downloader)
+        let signing: ImageServerConfig.Signing = keyHex.map { .signed(keyHex: $0, saltHex: saltHex ?? "") } ?? .unsigned
+        var config = ImageServerConfig(bindAddress: bind, port: port, signing: signing, allowedHosts: allowedHosts, servesDemoPage: demo,
+                                       demoSamplesDirectory: DemoCommand.samplesDirectory())
+        if let maxInFlight { config.maxInFlight = maxInFlight }
+        if let queue { config.queueLimit = queue }
+        let server: ImageServer
+        do {
+            server = try ImageServer(manager: manager, config: config)
+        } catch {
+            Console.error("webimage serve: \(error)\n")
+            return 1
+        }
+        let host = bind.contains(":") ? "[\(bind)]" : bind
+        let base = "http://\(host):\(server.port)"
+        if signing == .unsigned {
+            Console.error("""
+                webimage serve: WARNING: serving UNSIGNED URLs: anyone who reaches \(base) can make it fetch and process \
+                any URL\(allowedHosts.isEmpty ? "" : " on the allowed hosts"). Use --key and --salt in production.\n
+                """)
+        }
+        Console.write("listening on \(base)\n")
+        let sample = "/rs:fit:256:256/plain/https://example.com/photo.jpg@webp"
+        Console.write("sample: \(base)/\(signing == .unsigned ? "insecure" : "<signature>")\(sample)\n")
+        if demo || signing == .unsigned { Console.write("demo page: \(base)/\n") }
+        Console.flush()
+        await Signals.waitForTermination()
+        Console.error("webimage serve: stopping (draining requests under way)\n")
+        await server.stop()
+        await manager.shutdown()
+        Console.error("webimage serve: stopped\n")
+        return 0
+    }
+}

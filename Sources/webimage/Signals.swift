@@ -1,0 +1,44 @@
+import Dispatch
+import Foundation
+
+/// Waiting for Ctrl-C (SIGINT) or SIGTERM without a signal handler of our own: both are ignored as
+/// signals and delivered to a dispatch source instead, so the process is never interrupted in the
+/// middle of a write.
+enum Signals {
+    /// Returns when SIGINT or SIGTERM arrives.
+    static func waitForTermination() async {
+        let queue = DispatchQueue(label: "webimage.signals")
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            var sources: [any DispatchSourceSignal] = []
+            let resumed = ResumeOnce(continuation)
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler { resumed.resume() }
+                source.resume()
+                sources.append(source)
+            }
+            Keep.sources = sources
+        }
+    }
+
+    /// The sources stay alive for the rest of the process.
+    private enum Keep {
+        nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
+    }
+
+    /// Resumes a continuation the first time only (both signals may come).
+    private final class ResumeOnce: @unchecked Sendable {
+        // @unchecked Sendable: `continuation` is read and cleared only on the one serial signal queue.
+        private var continuation: CheckedContinuation<Void, Never>?
+
+        init(_ continuation: CheckedContinuation<Void, Never>) {
+            self.continuation = continuation
+        }
+
+        func resume() {
+            continuation?.resume()
+            continuation = nil
+        }
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+
+/// `webimage serve`'s server, in process on 127.0.0.1, talked to with URLSession: variants with the
+/// HTTP a CDN expects, imgproxy signatures, the status of every failure, backpressure, metrics, drain.
+@Suite struct ImageServerTests {
+    let picture: Data
+
+    init() throws {
+        picture = try encodedPicture(width: 200, height: 100, as: .jpeg)
+    }
+
+    private func serve(_ fixture: ServerFixture, _ path: String = "/photo.jpg", body: Data? = nil, type: String = "image/jpeg") {
+        fixture.sources.route(path, TestResponse(headers: [("Content-Type", type)], body: body ?? picture))
+    }
+
+    @Test func aVariantComesWithTheHeadersACDNExpectsAndA304ForItsETag() async throws {
+        let fixture = try ServerFixture()
+        serve(fixture)
+        let path = "/insecure/rs:fit:64:64/plain/\(fixture.source("/photo.jpg"))@png"
+        let reply = try await fixture.get(path)
+        #expect(reply.status == 200 && reply.header("Content-Type") == "image/png")
+        #expect(reply.header("Content-Length") == "\(reply.body.count)")
+        #expect(reply.header("Cache-Control") == "public, max-age=3600", "an hour when unsigned")
+        #expect(reply.header("Vary") == nil, "an explicit format does not vary by Accept")
+        let image = try ServerFixture.coders.decode(reply.body)
+        #expect(image.size == PixelSize(width: 64, height: 32))
+        let tag = try #require(reply.header("ETag"))
+        let again = try await fixture.get(path, headers: ["If-None-Match": tag])
+        #expect(again.status == 304 && again.body.isEmpty && again.header("ETag") == tag)
+        let other = try await fixture.get(path, headers: ["If-None-Match": "\"something-else\""])
+        #expect(other.status == 200)
+        let head = try await fixture.get(path, method: "HEAD")
+        #expect(head.status == 200 && head.body.isEmpty)
+        #expect(try await fixture.get(path, method: "POST").status == 405)
+        await fixture.stop()
+    }
+
+    @Test func theAutomaticFormatFollowsAcceptAndSaysVary() async throws {
+        let fixture = try ServerFixture()
+        serve(fixture)
+        let path = "/insecure/w:50/plain/\(fixture.source("/photo.jpg"))"
+        let modern = try await fixture.get(path, headers: ["Accept": "image/webp,*/*"])
+        #expect(modern.status == 200 && modern.header("Content-Type") == "image/webp" && modern.header("Vary") == "Accept")
+        let plain = try await fixture.get(path, headers: ["Accept": "image/*"])
+        #expect(plain.header("Content-Type") == "image/jpeg", "an opaque still without WebP in Accept: the source's family")
+        #expect(try ServerFixture.coders.decode(plain.body).width == 50)
+        let encoded = Data(fixture.source("/photo.jpg").utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let split = "/insecure/s:40:40/" + encoded.prefix(10) + "/" + encoded.dropFirst(10) + ".png"
+        let base64 = try await fixture.get(String(split))
+        #expect(base64.status == 200 && base64.header("Content-Type") == "image/png", "a base64url source, split by /")
+        await fixture.stop()
+    }
+
+    @Test func signaturesAreImgproxys() async throws {
+        // Reference values from Python's hmac/hashlib (an independent implementation).
+        let signer = try URLSigner(keyHex: "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
+                                   saltHex: "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5")
+        #expect(signer.signature(of: "/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png")
+                == "90UxdwGRAI2bpLSHKkZculJau5ahfxfS0h3fMuQAf40")
+        let longKey = try URLSigner(keyHex: (0..<100).map { String(format: "%02x", $0) }.joined(), saltHex: "73616c74")
+        #expect(longKey.signature(of: "/q:50/plain/http://a/b.jpg") == "tNt_w-ghlnAHbFIbS25ThcIz17cYKIHvfPm9o0oKrlE",
+                "a key longer than the block is hashed first")
+        #expect(throws: ServerError.self) { try URLSigner(keyHex: "zz", saltHex: "00") }
+
+        let key = "6b6579", salt = "73616c74"
+        let fixture = try ServerFixture(signing: .signed(keyHex: key, saltHex: salt))
+        serve(fixture)
+        let signed = "/rs:fit:32:32/plain/\(fixture.source("/photo.jpg"))@png"
+        let good = try URLSigner(keyHex: key, saltHex: salt).signature(of: signed)
+        let wrongSalt = try URLSigner(keyHex: key, saltHex: "7361").signature(of: signed)
+        let ok = try await fixture.get("/" + good + signed)
+        #expect(ok.status == 200 && ok.header("Cache-Control") == "public, max-age=31536000", "a year for signed URLs")
+        for signature in [String(good.dropLast(3)), wrongSalt, "insecure", String(good.reversed())] {
+            let refused = try await fixture.get("/" + signature + signed)
+            #expect(refused.status == 403, "signature \(signature)")
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("signature"))
+        }
+        #expect(try await fixture.get("/").status == 404, "no demo page when signed")
+        await fixture.stop()
+    }
+
+    @Test func failuresMapToTheStatusesACDNUnderstands() async throws {
+        let fixture = try ServerFixture(managerConfig: WebImageManagerConfig(limits: ImageLimits(maxSourceBytes: 50_000)),
+                                        downloaderConfig: DownloaderConfig(downloadTimeout: .seconds(1))) { config in
+            config.allowedHosts = ["127.0.0.1"]
+        }
+        serve(fixture)
+        fixture.sources.route("/missing.jpg", TestResponse(status: 404, body: Data("no".utf8)))
+        fixture.sources.route("/broken.jpg", TestResponse(status: 500, body: Data("oops".utf8)))
+        serve(fixture, "/page.html", body: Data("<html></html>".utf8), type: "text/html")
+        serve(fixture, "/corrupt.jpg", body: Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 7, count: 3000))
+        serve(fixture, "/big.jpg", body: Data(repeating: 0, count: 80_000))
+        fixture.sources.route("/slow.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture, delayBeforeHeaders: .seconds(5)))
+        func status(_ path: String) async throws -> (Int, String) {
+            let reply = try await fixture.get(path)
+            return (reply.status, String(decoding: reply.body, as: UTF8.self))
+        }
+        let plain = "/insecure/rs:fit:32:32/plain/"
+        #expect(try await status("/insecure/nope:1/plain/\(fixture.source("/photo.jpg"))").0 == 400)
+        #expect(try await status("/insecure/rs:fit:32:32/!!notbase64!!.png").0 == 400)
+        #expect(try await status(plain + "file:///etc/passwd").0 == 400, "only http and https sources")
+        #expect(try await status(plain + fixture.source("/photo.jpg") + "@tiff").0 == 400)
+        #expect(try await status(plain + fixture.source("/missing.jpg")).0 == 404)
+        #expect(try await status(plain + fixture.source("/broken.jpg")).0 == 502)
+        #expect(try await status(plain + fixture.source("/page.html")).0 == 415)
+        #expect(try await status(plain + fixture.source("/corrupt.jpg")).0 == 422)
+        #expect(try await status(plain + fixture.source("/big.png")).0 == 404)
+        #expect(try await status(plain + fixture.source("/big.jpg")).0 == 413, "over the 50 KB source limit")
+        #expect(try await status(plain + fixture.source("/slow.jpg")).0 == 504)
+        let otherHost = fixture.source("/photo.jpg").replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        #expect(try await status(plain + otherHost).0 == 403, "not an allowed host")
+        let (code, text) = try await status(plain + fixture.source("/missing.jpg"))
+        #expect(code == 404 && text.count < 100 && !text.contains("WebImageError"), "a short text, no internals")
+        await fixture.stop()
+    }
+
+    @Test func aRefusedSourceAddressIs403() async throws {
+        let fixture = try ServerFixture(downloaderConfig: DownloaderConfig(sourceAddressPolicy: .publicOnly))
+        serve(fixture)
+        #expect(try await fixture.get("/insecure/w:10/plain/\(fixture.source("/photo.jpg"))").status == 403)
+        await fixture.stop()
+    }
+
+    @Test func concurrentIdenticalRequestsShareOneDownloadAndOneEncode() async throws {
+        let fixture = try ServerFixture()
+        fixture.sources.route("/shared.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture,
+                                                          delayBeforeHeaders: .milliseconds(300)))
+        let path = "/insecure/rs:fit:48:48/plain/\(fixture.source("/shared.jpg"))@webp"
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 { group.addTask { try await fixture.get(path).status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 8))
+        #expect(fixture.sources.requestCount(for: "/shared.jpg") == 1)
+        #expect(fixture.managerFixture.manager.statistics.encodes == 1)
+        await fixture.stop()
+    }
+
+    @Test func aFullQueueIsAnswered429AtOnce() async throws {
+        let fixture = try ServerFixture { config in
+            config.maxInFlight = 1
+            config.queueLimit = 0
+        }
+        fixture.sources.route("/hold.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture,
+                                                        delayBeforeHeaders: .seconds(1)))
+        let held = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/hold.jpg"))").status }
+        try await Task.sleep(for: .milliseconds(300))
+        let refused = try await fixture.get("/insecure/w:21/plain/\(fixture.source("/hold.jpg"))")
+        #expect(refused.status == 429 && refused.header("Retry-After") == "1")
+        #expect(try await fixture.get("/health").status == 200, "health and metrics need no slot")
+        #expect(try await held.value == 200)
+        await fixture.stop()
+    }
+
+    @Test func metricsAreValidPrometheusText() async throws {
+        let fixture = try ServerFixture()
+        serve(fixture)
+        let path = "/insecure/w:30/plain/\(fixture.source("/photo.jpg"))@png"
+        _ = try await fixture.get(path)
+        _ = try await fixture.get(path)
+        _ = try await fixture.get("/insecure/bad:1/plain/x")
+        let text = String(decoding: try await fixture.get("/metrics").body, as: UTF8.self)
+        var values: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ")
+            #expect(parts.count == 2, "name{labels} value: \(line)")
+            values[String(parts[0])] = Double(parts[1])
+            #expect(Double(parts[1]) != nil, "a number: \(line)")
+        }
+        #expect(values["webimage_http_requests_total{code=\"200\"}"] == 2)
+        #expect(values["webimage_http_requests_total{code=\"400\"}"] == 1)
+        #expect(values["webimage_results_total{tier=\"network\"}"] == 1)
+        #expect(values["webimage_results_total{tier=\"memory\"}"] == 1)
+        #expect(values["webimage_request_duration_seconds_count"] == 3)
+        #expect(values["webimage_encode_duration_seconds_count"] == 1)
+        #expect(values["webimage_download_duration_seconds_count"] == 1)
+        #expect((values["webimage_source_bytes_total"] ?? 0) == Double(picture.count))
+        #expect(values["webimage_requests_in_flight"] == 0)
+        for stage in ServerMetrics.stages {
+            #expect(values["webimage_\(stage)_duration_seconds_bucket{le=\"+Inf\"}"] == values["webimage_\(stage)_duration_seconds_count"])
+        }
+        await fixture.stop()
+    }
+
+    @Test func stoppingFinishesRequestsUnderWayThenAnswers503ToTheRest() async throws {
+        let fixture = try ServerFixture()
+        fixture.sources.route("/slow.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture,
+                                                        delayBeforeHeaders: .milliseconds(500)))
+        fixture.sources.route("/stuck.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture,
+                                                         delayBeforeHeaders: .seconds(6)))
+        let finishing = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/slow.jpg"))").status }
+        let stuck = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/stuck.jpg"))").status }
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        await fixture.server.stop(drainingFor: .seconds(2))
+        let took = ContinuousClock.now - started
+        #expect(try await finishing.value == 200, "a request under way finished during the drain")
+        #expect(try await stuck.value == 503, "one still running when the drain ran out")
+        #expect(took < .seconds(10))
+        #expect(fixture.server.pendingRequests == 0)
+        await fixture.managerFixture.manager.shutdown(loadsInFlight: .cancel)
+        fixture.sources.stop()
+    }
+
+    @Test func theDemoPageShowsTheSamplesThroughTheServer() async throws {
+        let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Samples")
+        let fixture = try ServerFixture { config in config.demoSamplesDirectory = samples }
+        let page = try await fixture.get("/")
+        #expect(page.status == 200 && page.header("Content-Type")?.hasPrefix("text/html") == true)
+        let html = String(decoding: page.body, as: UTF8.self)
+        let sources = html.components(separatedBy: "src=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+        #expect(sources.count == DemoPage.samples.count * DemoPage.sizes.count * DemoPage.formats.count)
+        for source in sources.prefix(6) {
+            let image = try await fixture.get(source, headers: ["Accept": "image/avif,image/webp,*/*"])
+            #expect(image.status == 200 && image.header("Content-Type")?.hasPrefix("image/") == true,
+                    "\(source): \(image.status) \(String(decoding: image.body.prefix(200), as: UTF8.self))")
+        }
+        #expect(try await fixture.get("/samples/..%2fPackage.swift").status == 404, "no path traversal")
+        #expect(try await fixture.get("/samples/generate.py").status == 404, "only the page's samples")
+        await fixture.stop()
+    }
+}

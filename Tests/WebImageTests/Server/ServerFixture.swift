@@ -1,0 +1,64 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import WebImage
+import WebImageAVIF
+import WebImageWebP
+@testable import WebImageServer
+
+/// A real `ImageServer` on 127.0.0.1 (a free port) over a manager with a temporary disk cache, a
+/// test HTTP server for its sources, and a URLSession client.
+struct ServerFixture {
+    let sources: TestHTTPServer
+    let managerFixture: ManagerFixture
+    let server: ImageServer
+    let session: URLSession
+
+    static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()])
+
+    init(signing: ImageServerConfig.Signing = .unsigned, managerConfig: WebImageManagerConfig = WebImageManagerConfig(),
+         downloaderConfig: DownloaderConfig = DownloaderConfig(), configure: (inout ImageServerConfig) -> Void = { _ in }) throws {
+        sources = try TestHTTPServer()
+        managerFixture = ManagerFixture(config: managerConfig, downloaderConfig: downloaderConfig, coders: Self.coders)
+        var config = ImageServerConfig(port: 0, signing: signing)
+        configure(&config)
+        server = try ImageServer(manager: managerFixture.manager, config: config)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 30
+        session = URLSession(configuration: configuration)
+    }
+
+    var base: String { "http://127.0.0.1:\(server.port)" }
+
+    /// A source URL on the test server.
+    func source(_ path: String) -> String { sources.url(path).absoluteString }
+
+    struct Reply {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.key.lowercased() == name.lowercased() }?.value
+        }
+    }
+
+    /// GET `path` (as given: not re-encoded) with `headers`.
+    func get(_ path: String, headers: [String: String] = [:], method: String = "GET") async throws -> Reply {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (body, response) = try await session.data(for: request)
+        let http = response as! HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (key, value) in http.allHeaderFields { fields["\(key)"] = "\(value)" }
+        return Reply(status: http.statusCode, headers: fields, body: body)
+    }
+
+    func stop() async {
+        await server.stop(drainingFor: .seconds(5))
+        await managerFixture.manager.shutdown()
+        sources.stop()
+    }
+}
