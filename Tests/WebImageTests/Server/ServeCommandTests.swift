@@ -1,0 +1,56 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// `webimage serve` as a user runs it: a child process that prints where it listens, serves, and on
+/// SIGTERM drains, flushes and exits 0; and that refuses to start unsigned unless told to.
+@Suite struct ServeCommandTests {
+    @Test func itServesUntilSIGTERMThenExitsZero() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let process = Process()
+        process.executableURL = DecodeCommandTests.tool
+        process.arguments = ["serve", "--unsigned", "--port", "0", "--cache-dir", directory.url.path]
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var printed = ""
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !printed.contains("demo page:"), ContinuousClock.now < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = try #require(printed.split(separator: "\n").first { $0.hasPrefix("listening on ") })
+        let base = String(line.dropFirst("listening on ".count))
+        #expect(printed.contains("sample: \(base)/insecure/"))
+        let (_, response) = try await URLSession.shared.data(from: URL(string: base + "/health")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        process.terminate()   // SIGTERM
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("UNSIGNED") && log.contains("stopped"), "\(log)")
+    }
+
+    @Test func withoutAKeyItRefusesToStartUnlessUnsignedIsSaid() throws {
+        for (arguments, message) in [(["serve"], "--unsigned"), (["serve", "--key", "00"], "--salt"),
+                                     (["serve", "--key", "zz", "--salt", "00", "--port", "0"], "hex"),
+                                     (["serve", "--unsigned", "--bind", "not-an-address"], "not an IP address")] {
+            let process = Process()
+            process.executableURL = DecodeCommandTests.tool
+            process.arguments = arguments
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus != 0 && text.contains(message), "\(arguments): \(text)")
+        }
+    }
+}
