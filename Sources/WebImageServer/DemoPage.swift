@@ -21,7 +21,7 @@ enum DemoPage {
                     let path = "/rs:fit:\(size):\(size)/plain/\(sampleBase)\(sample)\(suffix)"
                     let src = "/" + (signature ?? signer?.signature(of: path) ?? "insecure") + path
                     let label = "\(size) px, \(format.isEmpty ? "auto (Accept)" : format)"
-                    rows += "  <figure><img src=\"\(src)\" alt=\"\(sample) \(label)\" loading=\"lazy\"><figcaption>\(label)</figcaption></figure>\n"
+                    rows += "  <figure><img src=\"\(src)\" alt=\"\(sample) \(label)\"><figcaption>\(label)</figcaption></figure>\n"
                 }
             }
             rows += "</div>\n"
@@ -35,7 +35,14 @@ enum DemoPage {
         <body><h1>WebImage serve</h1>
         <p>Each picture is an imgproxy-style URL answered by this server: fitted, encoded and cached. The automatic column
         follows your browser's <code>Accept</code> header. <a href="/metrics">/metrics</a> · <a href="/health">/health</a></p>
-        \(rows)</body></html>
+        \(rows)<script>
+        // For people and for scripts/demo-screenshot.sh: how many pictures loaded, in the title.
+        window.addEventListener('load', () => {
+          const images = [...document.images];
+          const loaded = images.filter(image => image.complete && image.naturalWidth > 0).length;
+          document.title = `WebImage serve: ${loaded}/${images.length} images loaded`;
+        });
+        </script></body></html>
         """
     }
 }
