@@ -23,7 +23,7 @@ struct HTTPResponse: Sendable {
 }
 
 /// libmicrohttpd's daemon (through `CHTTPServer`), bridged to async Swift: each request is suspended
-/// on MHD's thread, handled in a task of its own on Swift's pool, and resumed with its answer. No
+/// on MHD's thread, handled in a task of its own (on the server's executor), and resumed with its answer. No
 /// MHD thread ever waits for Swift, and no Swift task ever blocks on MHD (see `CHTTPServer.h` for
 /// what libmicrohttpd guarantees).
 ///
@@ -34,12 +34,22 @@ final class HTTPServer: Sendable {
     /// What the C callback reaches: the handler and the requests not yet answered.
     ///
     /// `@unchecked Sendable`: the handler is an immutable `@Sendable` closure, and `pending` (the
-    /// addresses of `chttp_request`s handed out and not yet answered) is only touched under its
-    /// `Mutex`; an address leaves `pending` exactly once, by whoever answers it, before
-    /// `chttp_respond` (after which MHD may free the request).
+    /// addresses of `chttp_request`s handed out and not yet answered, and whether the server has
+    /// closed) is only touched under its `Mutex`; an address leaves `pending` exactly once, by
+    /// whoever answers it, before `chttp_respond` (after which MHD may free the request).
     final class Core: @unchecked Sendable {
+        struct Pending {
+            var requests: Set<UInt> = []
+            /// Set by `stop` once it has answered what was pending: later requests (a keep-alive
+            /// connection's next one) are answered 503 at once, never handed to a task that could
+            /// outlive the daemon.
+            var isClosed = false
+        }
+
         let handler: @Sendable (HTTPRequest) async -> HTTPResponse
-        let pending = Mutex<Set<UInt>>([])
+        let pending = Mutex(Pending())
+        /// The requests' tasks run here, not on the cooperative pool (see ``ServerExecutor``).
+        let executor = ServerExecutor()
 
         init(handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
             self.handler = handler
@@ -47,7 +57,7 @@ final class HTTPServer: Sendable {
 
         /// Answers the request at `address` unless it was answered already.
         func answer(_ address: UInt, with response: HTTPResponse) {
-            guard pending.withLock({ $0.remove(address) != nil }), let request = OpaquePointer(bitPattern: address) else { return }
+            guard pending.withLock({ $0.requests.remove(address) != nil }), let request = OpaquePointer(bitPattern: address) else { return }
             Self.send(response, to: request)
         }
 
@@ -109,8 +119,13 @@ final class HTTPServer: Sendable {
         let copy = HTTPRequest(method: String(cString: info.method), path: String(cString: info.path),
                                accept: info.accept.map { String(cString: $0) }, ifNoneMatch: info.if_none_match.map { String(cString: $0) })
         let address = UInt(bitPattern: request)
-        core.pending.withLock { _ = $0.insert(address) }
-        Task {
+        let accepted = core.pending.withLock { pending in
+            guard !pending.isClosed else { return false }
+            pending.requests.insert(address)
+            return true
+        }
+        guard accepted else { return Core.send(.text(503, "the server is stopping"), to: request) }
+        Task(executorPreference: core.executor) {
             let response = await core.handler(copy)
             core.answer(address, with: response)
         }
@@ -122,10 +137,16 @@ final class HTTPServer: Sendable {
         guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
         chttp_quiesce(handle.server)
         let deadline = ContinuousClock.now + drain
-        while !core.pending.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline {
+        while !core.pending.withLock({ $0.requests.isEmpty }) && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        let left = core.pending.withLock { pending in defer { pending.removeAll() }; return pending }
+        let left = core.pending.withLock { pending in
+            defer {
+                pending.requests.removeAll()
+                pending.isClosed = true
+            }
+            return pending.requests
+        }
         for address in left {
             if let request = OpaquePointer(bitPattern: address) { Core.send(.text(503, "the server is stopping"), to: request) }
         }
@@ -140,7 +161,7 @@ final class HTTPServer: Sendable {
     }
 
     /// Requests handed out and not yet answered.
-    var pendingCount: Int { core.pending.withLock { $0.count } }
+    var pendingCount: Int { core.pending.withLock { $0.requests.count } }
 }
 
 /// Why the server could not start.

@@ -3,10 +3,13 @@ import Testing
 @testable import WebImageServer
 
 /// Clients that misbehave, against a real server on 127.0.0.1 (bounded in time and count): each is
-/// cut off or answered with an error, and the server goes on answering everyone else.
+/// cut off or answered with an error, and the server goes on answering everyone else. The raw
+/// sockets block, so their calls run on a dispatch thread, never on Swift's cooperative pool (whose
+/// two threads here also run the server's requests).
 @Suite struct HostileClientTests {
     /// A raw TCP connection to the server.
-    final class RawConnection {
+    final class RawConnection: @unchecked Sendable {
+        // @unchecked Sendable: `fd` is immutable; each test uses a connection from one call at a time.
         let fd: Int32
 
         init?(port: UInt16) {
@@ -29,9 +32,24 @@ import Testing
 
         deinit { close(fd) }
 
-        /// Sends what it can (the server may close first); returns the bytes sent.
+        /// Sends what it can (the server may close first), on a dispatch thread; returns the bytes sent.
         @discardableResult
-        func send(_ text: String) -> Int {
+        func send(_ text: String) async -> Int {
+            await offPool { self.sendBlocking(text) }
+        }
+
+        /// What the server sends until it closes or 5 s pass, read on a dispatch thread.
+        func readAll() async -> (text: String, closed: Bool) {
+            await offPool { self.readAllBlocking() }
+        }
+
+        private func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(returning: work()) }
+            }
+        }
+
+        private func sendBlocking(_ text: String) -> Int {
             let bytes = Array(text.utf8)
             var sent = 0
             while sent < bytes.count {
@@ -42,8 +60,7 @@ import Testing
             return sent
         }
 
-        /// What the server sends until it closes or 5 s pass; `closed` when it closed.
-        func readAll() -> (text: String, closed: Bool) {
+        private func readAllBlocking() -> (text: String, closed: Bool) {
             var received: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
@@ -57,10 +74,10 @@ import Testing
     @Test func slowHeadersAreCutOffAndOthersAreServed() async throws {
         let fixture = try ServerFixture { $0.idleTimeoutSeconds = 1 }
         let slow = try #require(RawConnection(port: fixture.server.port))
-        slow.send("GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ")   // and nothing more (slowloris)
+        await slow.send("GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ")   // and nothing more (slowloris)
         #expect(try await fixture.get("/health").status == 200, "served while the slow client waits")
         let started = ContinuousClock.now
-        let (_, closed) = slow.readAll()
+        let (_, closed) = await slow.readAll()
         #expect(closed && ContinuousClock.now - started < .seconds(4), "the idle connection is closed after about a second")
         await fixture.stop()
     }
@@ -68,13 +85,13 @@ import Testing
     @Test func endlessHeadersAndAHugeURLAreRefused() async throws {
         let fixture = try ServerFixture()
         let endless = try #require(RawConnection(port: fixture.server.port))
-        endless.send("GET /health HTTP/1.1\r\nHost: x\r\n" + String(repeating: "X-Filler: " + String(repeating: "a", count: 1000) + "\r\n", count: 200))
-        let headers = endless.readAll()
+        await endless.send("GET /health HTTP/1.1\r\nHost: x\r\n" + String(repeating: "X-Filler: " + String(repeating: "a", count: 1000) + "\r\n", count: 200))
+        let headers = await endless.readAll()
         #expect(headers.closed, "the connection ends")
         #expect(headers.text.isEmpty || headers.text.hasPrefix("HTTP/1.1 4"), "with a 4xx or nothing: \(headers.text.prefix(40))")
         let huge = try #require(RawConnection(port: fixture.server.port))
-        huge.send("GET /insecure/w:1/plain/http://h/" + String(repeating: "a", count: 1 << 20) + " HTTP/1.1\r\nHost: x\r\n\r\n")
-        let url = huge.readAll()
+        await huge.send("GET /insecure/w:1/plain/http://h/" + String(repeating: "a", count: 1 << 20) + " HTTP/1.1\r\nHost: x\r\n\r\n")
+        let url = await huge.readAll()
         #expect(url.closed && (url.text.isEmpty || url.text.hasPrefix("HTTP/1.1 4")), "\(url.text.prefix(40))")
         #expect(try await fixture.get("/health").status == 200)
         await fixture.stop()
@@ -85,8 +102,8 @@ import Testing
         for path in ["/samples/..%2f..%2fetc%2fpasswd", "/insecure/w:1/plain/file:%2F%2F%2Fetc%2Fpasswd",
                      "/insecure/w:1/plain/..%2F..%2Fetc%2Fpasswd", "/..%2f..%2fetc%2fpasswd"] {
             let connection = try #require(RawConnection(port: fixture.server.port))
-            connection.send("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            let reply = connection.readAll().text
+            await connection.send("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let reply = await connection.readAll().text
             #expect(reply.hasPrefix("HTTP/1.1 400") || reply.hasPrefix("HTTP/1.1 404"), "\(path): \(reply.prefix(30))")
             #expect(!reply.contains("root:"), "\(path) leaked a file")
         }
@@ -99,7 +116,7 @@ import Testing
         var connections: [RawConnection] = []
         for index in 0..<1000 {
             guard let connection = RawConnection(port: fixture.server.port) else { break }
-            connection.send(index % 2 == 0 ? "GET /health HTTP/1.1\r\n" : "")   // half of them half a request
+            await connection.send(index % 2 == 0 ? "GET /health HTTP/1.1\r\n" : "")   // half of them half a request
             connections.append(connection)
         }
         #expect(connections.count == 1000, "every connection was accepted")

@@ -25,7 +25,9 @@ struct ServerFixture {
         configure(&config)
         server = try ImageServer(manager: managerFixture.manager, config: config)
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 30
+        // Generous: at the start of a full `swift test` run, child-process tests block both threads of
+        // the cooperative pool (where the manager's work runs) for tens of seconds.
+        configuration.timeoutIntervalForRequest = 180
         session = URLSession(configuration: configuration)
     }
 
