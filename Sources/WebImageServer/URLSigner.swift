@@ -10,8 +10,8 @@ struct URLSigner: Sendable {
 
     /// - Throws: ``ServerError/invalidConfiguration(_:)`` when the key or salt is not hex or is empty.
     init(keyHex: String, saltHex: String) throws(ServerError) {
-        guard let key = Self.bytes(hex: keyHex), !key.isEmpty else { throw .invalidConfiguration("--key is not a hex string") }
-        guard let salt = Self.bytes(hex: saltHex), !salt.isEmpty else { throw .invalidConfiguration("--salt is not a hex string") }
+        guard let key = HexDigits.bytes(keyHex), !key.isEmpty else { throw .invalidConfiguration("--key is not a hex string") }
+        guard let salt = HexDigits.bytes(saltHex), !salt.isEmpty else { throw .invalidConfiguration("--salt is not a hex string") }
         self.key = key
         self.salt = salt
     }
@@ -45,26 +45,5 @@ struct URLSigner: Sendable {
     static func base64URL(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func value(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

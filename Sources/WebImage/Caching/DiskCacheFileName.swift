@@ -64,7 +64,7 @@ enum DiskCacheFileName {
         while index < bytes.endIndex {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%"), bytes.endIndex - index >= 3,
-               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]),
+               let high = HexDigits.value(bytes[index + 1]), let low = HexDigits.value(bytes[index + 2]),
                isForbidden(high << 4 | low) {
                 index += 3
                 continue
@@ -73,15 +73,6 @@ enum DiskCacheFileName {
             index += 1
         }
         return kept
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// The range of the bytes after the last dot of the last non-empty `/`-separated part of
