@@ -58,6 +58,29 @@ MAX_WAIT_SECONDS_BEFORE_IO_SHUTDOWN = 0
 """
 
 
+def write_config(conf_path, state_dir, *, threadpool, max_clients, progressive=True, curl=False):
+    """Writes the benchmark's thumbor configuration (CONFIG) to conf_path, storages under state_dir."""
+    with open(conf_path, "w") as f:
+        f.write(CONFIG.format(
+            storage=os.path.join(state_dir, "storage"),
+            result_storage=os.path.join(state_dir, "result_storage"),
+            progressive=progressive,
+            threadpool=threadpool,
+            max_clients=max_clients,
+            curl=curl,
+        ))
+
+
+def start(thumbor, port, conf_path, log_path, processes=1):
+    """Starts `thumbor` on 127.0.0.1:port in a session of its own (stop() ends its whole process group),
+    its output to log_path; returns the Popen. Wait for it with wait_ready()."""
+    with open(log_path, "w") as log:
+        return subprocess.Popen(
+            [thumbor, "--ip", "127.0.0.1", "--port", str(port), "--conf", conf_path,
+             "--log-level", "warning", "--processes", str(processes)],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -228,30 +251,18 @@ def main():
     work_dir = tempfile.mkdtemp(prefix="thumbor-bench-")
     conf_path = os.path.join(work_dir, "thumbor.conf")
     log_path = os.path.join(work_dir, "thumbor.log")
-    with open(conf_path, "w") as f:
-        f.write(CONFIG.format(
-            storage=os.path.join(state, "storage"),
-            result_storage=os.path.join(state, "result_storage"),
-            progressive=not args.baseline,
-            threadpool=args.threadpool,
-            max_clients=max(10, args.clients),
-            curl=args.curl,
-        ))
+    write_config(conf_path, state, threadpool=args.threadpool, max_clients=max(10, args.clients),
+                 progressive=not args.baseline, curl=args.curl)
 
     port = free_port()
     prefix = args.source_prefix if args.source_prefix.endswith("/") else args.source_prefix + "/"
     paths = [f"/unsafe/fit-in/{args.size}/{prefix}{i}.jpg" for i in range(args.count)]
-    log = open(log_path, "w")
-    proc = subprocess.Popen(
-        [args.thumbor, "--ip", "127.0.0.1", "--port", str(port), "--conf", conf_path,
-         "--log-level", "warning", "--processes", str(args.processes)],
-        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = start(args.thumbor, port, conf_path, log_path, args.processes)
     try:
         wait_ready(proc, port, args.startup_timeout, log_path)
         seconds, results, errors = drive(port, paths, args.clients, args.request_timeout)
     finally:
         stop(proc)
-        log.close()
 
     ok = sum(1 for status, _ in results.values() if status == 200)
     total_bytes = sum(len(body) for status, body in results.values() if status == 200)
