@@ -16,6 +16,8 @@ struct ServeCommand {
     var queue: Int?
     var allowedHosts: [String] = []
     var sourcePolicy = SourceAddressPolicy.standard
+    /// The memory tier's limit in bytes of decoded pixels; nil: the cache's default (20 % of RAM, at most 512 MiB).
+    var memoryLimit: Int?
 
     static func run(_ arguments: [String]) async -> Int32 {
         let command: ServeCommand
@@ -69,6 +71,11 @@ struct ServeCommand {
             case "--allow-host":
                 guard let text = value() else { return .failure("--allow-host needs a host or *.domain pattern") }
                 command.allowedHosts.append(text)
+            case "--memory-limit":
+                guard let text = value(), let megabytes = Int(text), megabytes >= 0 else {
+                    return .failure("--memory-limit needs a number of MiB (0: no memory tier)")
+                }
+                command.memoryLimit = megabytes << 20
             case "--source-policy":
                 switch value() {
                 case "default": command.sourcePolicy = .standard
@@ -90,7 +97,12 @@ struct ServeCommand {
     }
 
     func serve() async -> Int32 {
-        let cache = cacheDirectory.map { ImageCache(directory: $0) } ?? ImageCache.shared
+        var cacheConfig = ImageCacheConfig()
+        if let memoryLimit {
+            cacheConfig.maxMemoryCost = max(memoryLimit, 1)
+            cacheConfig.shouldCacheImagesInMemory = memoryLimit > 0
+        }
+        let cache = cacheDirectory.map { ImageCache(directory: $0, config: cacheConfig) } ?? ImageCache(namespace: "default", config: cacheConfig)
         let downloader = Downloader(config: DownloaderConfig(sourceAddressPolicy: sourcePolicy))
         let manager = WebImageManager(cache: cache, loader: downloader)
         let signing: ImageServerConfig.Signing = keyHex.map { .signed(keyHex: $0, saltHex: saltHex ?? "") } ?? .unsigned

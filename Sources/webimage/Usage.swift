@@ -43,6 +43,18 @@ enum Usage {
       --keep-profile  keep each source's pixels and ICC profile (default: converted to sRGB, no profile)
       --keep-copyright  keep each source's EXIF copyright notice in its variant (default: no metadata)
 
+           webimage serve [--bind 127.0.0.1] [--port 8080] [--cache-dir DIR] [--key HEX --salt HEX | --unsigned]
+                          [--max-inflight N] [--queue N] [--allow-host PATTERN]... [--source-policy default|public-only]
+                          [--memory-limit MIB] [--demo]
+                                        an image server for imgproxy-style URLs on libmicrohttpd, until Ctrl-C or
+                                        SIGTERM (then it drains, flushes the cache and exits 0); see the README
+      --key, --salt   imgproxy's URL signature key and salt, in hex; without them --unsigned must be said
+      --max-inflight  requests processed at once (default twice the cores); --queue N more wait (default 64),
+                      the rest get 429
+      --allow-host P  source hosts allowed (example.com, *.example.com; repeatable; default any)
+      --memory-limit  the memory tier of decoded pixels, in MiB (default 20 % of RAM, at most 512)
+      --demo          serve the demo page at / (always with --unsigned)
+
            webimage cache stats [DIR | --cache-dir DIR]   entries and bytes of a disk cache directory
                                                           (default: the shared cache's folder)
            webimage cache sweep [DIR] [--max-age SECONDS] [--max-size BYTES]

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+@testable import webimage
 
 /// `webimage serve` as a user runs it: a child process that prints where it listens, serves, and on
 /// SIGTERM drains, flushes and exits 0; and that refuses to start unsigned unless told to.
@@ -35,6 +36,19 @@ import Testing
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("UNSIGNED") && log.contains("stopped"), "\(log)")
+    }
+
+    @Test func parsesEveryOption() throws {
+        guard case .success(let command) = ServeCommand.parse(
+            ["--bind", "0.0.0.0", "--port", "9000", "--cache-dir", "/tmp/c", "--key", "aa", "--salt", "bb", "--max-inflight", "3",
+             "--queue", "7", "--allow-host", "*.example.com", "--allow-host", "a.org", "--source-policy", "public-only",
+             "--memory-limit", "100", "--demo"]
+        ) else { Issue.record("parse failed"); return }
+        #expect(command.bind == "0.0.0.0" && command.port == 9000 && command.cacheDirectory?.path == "/tmp/c")
+        #expect(command.keyHex == "aa" && command.saltHex == "bb" && !command.unsigned && command.demo)
+        #expect(command.maxInFlight == 3 && command.queue == 7 && command.allowedHosts == ["*.example.com", "a.org"])
+        #expect(command.sourcePolicy == .publicOnly && command.memoryLimit == 100 << 20)
+        guard case .failure = ServeCommand.parse(["--unsigned", "--memory-limit", "-1"]) else { Issue.record("accepted -1 MiB"); return }
     }
 
     @Test func withoutAKeyItRefusesToStartUnlessUnsignedIsSaid() throws {
