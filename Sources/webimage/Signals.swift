@@ -22,7 +22,8 @@ enum Signals {
         }
     }
 
-    /// The sources stay alive for the rest of the process.
+    /// The sources stay alive for the rest of the process. `nonisolated(unsafe)`: written once, by the
+    /// one call of `waitForTermination` the tool makes, and never read (it only holds references).
     private enum Keep {
         nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
     }
