@@ -121,7 +121,7 @@ public final class ImageServer: Sendable {
         guard config.allows(host: path.source.host ?? "") else { return .text(403, "forbidden: the source host is not allowed") }
         guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
         defer { slots.release() }
-        let parameters = VariantParameters(path: path, accept: request.accept)
+        let parameters = VariantParameters(path: path, accept: request.accept, coders: config.coders)
         do {
             let variant = try await manager.loadVariant(url: path.source, format: parameters.format, encoding: parameters.encoding,
                                                         context: parameters.context)

@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 
 /// How ``ImageServer`` listens, checks URLs and sheds load.
 public struct ImageServerConfig: Sendable {
@@ -36,13 +37,17 @@ public struct ImageServerConfig: Sendable {
     public var idleTimeoutSeconds: Int
     /// How long ``ImageServer/stop(drainingFor:)`` lets requests under way finish by default; 10 s.
     public var drainTimeout: Duration
+    /// The coders the manager encodes with, for the `Accept` choice (AVIF gets imgproxy's speed 9);
+    /// default ``WebImage/CoderRegistry/shared``.
+    public var coders: CoderRegistry
 
     /// Creates a configuration; every parameter defaults to the property's documented default.
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 8080, signing: Signing,
                 maxInFlight: Int = 2 * ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int = 64,
                 allowedHosts: [String] = [], cacheMaxAge: Int? = nil, servesDemoPage: Bool = false, demoSamplesDirectory: URL? = nil,
                 idleTimeoutSeconds: Int = 15,
-                drainTimeout: Duration = .seconds(10)) {
+                drainTimeout: Duration = .seconds(10), coders: CoderRegistry = .shared) {
+        self.coders = coders
         self.bindAddress = bindAddress
         self.port = port
         self.signing = signing

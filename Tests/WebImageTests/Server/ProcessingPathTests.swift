@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageAVIF
 @testable import WebImageServer
 
 /// imgproxy's URL format as `webimage serve` reads it, and what each option asks the manager for.
@@ -62,5 +63,13 @@ import Testing
         #expect(enlarged.encoding.compressionQuality == 0.55)
         #expect(try parameters("w:1", accept: "image/webp").format == .automatic(accept: "image/webp"))
         #expect(try parameters("w:1/f:avif").format == .exactly(.avif))
+        #expect(try parameters("w:1/f:avif").encoding.compressionEffort == VariantParameters.avifEffort, "imgproxy's AVIF speed")
+        #expect(try parameters("w:1/f:webp").encoding.compressionEffort == nil, "WebP keeps its own default method")
+        let withAVIF = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), AVIFCoder()])
+        let path = try ProcessingPath(path: "/s/w:1/plain/http://h/x.jpg")
+        #expect(VariantParameters(path: path, accept: "image/avif,*/*", coders: withAVIF).encoding.compressionEffort == VariantParameters.avifEffort,
+                "an Accept header that picks AVIF gets the same speed")
+        #expect(VariantParameters(path: path, accept: "image/avif,*/*", coders: CoderRegistry(coders: [JPEGCoder()])).encoding.compressionEffort
+                == nil, "no AVIF coder: no AVIF, no AVIF speed")
     }
 }

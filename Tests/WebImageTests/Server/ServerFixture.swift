@@ -21,7 +21,7 @@ struct ServerFixture {
          downloaderConfig: DownloaderConfig = DownloaderConfig(), configure: (inout ImageServerConfig) -> Void = { _ in }) throws {
         sources = try TestHTTPServer()
         managerFixture = ManagerFixture(config: managerConfig, downloaderConfig: downloaderConfig, coders: Self.coders)
-        var config = ImageServerConfig(port: 0, signing: signing)
+        var config = ImageServerConfig(port: 0, signing: signing, coders: Self.coders)
         configure(&config)
         server = try ImageServer(manager: managerFixture.manager, config: config)
         let configuration = URLSessionConfiguration.ephemeral
