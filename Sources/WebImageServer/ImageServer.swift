@@ -21,6 +21,9 @@ public final class ImageServer: Sendable {
     let metrics: ServerMetrics
     private let slots: ProcessingSlots
     private let draining = Atomic<Bool>(false)
+    /// Holds the server for the request handler; cleared by ``stop(drainingFor:)`` (the server and
+    /// its handler would otherwise keep each other alive).
+    private let router: Router
 
     /// The port it listens on.
     public var port: UInt16 { http.port }
@@ -39,6 +42,7 @@ public final class ImageServer: Sendable {
         metrics = ServerMetrics(forwardingTo: manager.observer)
         slots = ProcessingSlots(limit: config.maxInFlight, queueLimit: config.queueLimit, metrics: metrics)
         let router = Router()
+        self.router = router
         http = try HTTPServer(config: HTTPServer.Config(bindAddress: config.bindAddress, port: config.port,
                                                         idleTimeoutSeconds: UInt32(config.idleTimeoutSeconds))) { request in
             await router.handle(request)
@@ -54,6 +58,7 @@ public final class ImageServer: Sendable {
     public func stop(drainingFor drain: Duration? = nil) async {
         draining.store(true, ordering: .relaxed)
         await http.stop(drainingFor: drain ?? config.drainTimeout)
+        router.server.withLock { $0 = nil }
     }
 
     /// Requests being processed or waiting.
@@ -61,7 +66,7 @@ public final class ImageServer: Sendable {
 
     // MARK: Requests
 
-    /// Holds the server weakly enough to be built before it: set once after `init`.
+    /// Reaches the server from the handler, which is made before the server: set at the end of `init`.
     private final class Router: Sendable {
         let server = Mutex<ImageServer?>(nil)
 

@@ -194,7 +194,7 @@ import Testing
                                                          delayBeforeHeaders: .seconds(60)))
         let finishing = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/slow.jpg"))").status }
         let stuck = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/stuck.jpg"))").status }
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitUntil { fixture.server.pendingRequests == 2 }   // both are under way (the pool may be busy at first)
         let started = ContinuousClock.now
         await fixture.server.stop(drainingFor: .seconds(8))   // generous: the machine may be busy with other suites
         let took = ContinuousClock.now - started
