@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageServer
@@ -127,8 +128,13 @@ import Testing
 
     @Test func concurrentIdenticalRequestsShareOneDownloadAndOneEncode() async throws {
         let fixture = try ServerFixture()
-        fixture.sources.route("/shared.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture,
-                                                          delayBeforeHeaders: .milliseconds(300)))
+        let server = fixture.server, picture = self.picture
+        // The source answers once all 8 requests are under way at the server (however busy the machine).
+        fixture.sources.route("/shared.jpg") { _ in
+            let deadline = ContinuousClock.now + .seconds(60)
+            while server.pendingRequests < 8 && ContinuousClock.now < deadline { usleep(2000) }
+            return TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture)
+        }
         let path = "/insecure/rs:fit:48:48/plain/\(fixture.source("/shared.jpg"))@webp"
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<8 { group.addTask { try await fixture.get(path).status } }
@@ -145,13 +151,18 @@ import Testing
             config.maxInFlight = 1
             config.queueLimit = 0
         }
-        fixture.sources.route("/hold.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture,
-                                                        delayBeforeHeaders: .seconds(1)))
+        let released = Mutex(false), picture = self.picture
+        fixture.sources.route("/hold.jpg") { _ in   // answers once the test has seen the 429
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !released.withLock({ $0 }) && ContinuousClock.now < deadline { usleep(2000) }
+            return TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture)
+        }
         let held = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/hold.jpg"))").status }
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitUntil { fixture.server.metrics.inFlight.load(ordering: .relaxed) == 1 }   // it holds the one slot
         let refused = try await fixture.get("/insecure/w:21/plain/\(fixture.source("/hold.jpg"))")
         #expect(refused.status == 429 && refused.header("Retry-After") == "1")
         #expect(try await fixture.get("/health").status == 200, "health and metrics need no slot")
+        released.withLock { $0 = true }
         #expect(try await held.value == 200)
         await fixture.stop()
     }

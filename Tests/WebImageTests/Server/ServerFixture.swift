@@ -28,6 +28,7 @@ struct ServerFixture {
         // Generous: at the start of a full `swift test` run, child-process tests block both threads of
         // the cooperative pool (where the manager's work runs) for tens of seconds.
         configuration.timeoutIntervalForRequest = 180
+        configuration.httpMaximumConnectionsPerHost = 32   // URLSession's default (6) would queue concurrent tests' requests
         session = URLSession(configuration: configuration)
     }
 
