@@ -151,18 +151,13 @@ import Testing
             config.maxInFlight = 1
             config.queueLimit = 0
         }
-        let released = Mutex(false), picture = self.picture
-        fixture.sources.route("/hold.jpg") { _ in   // answers once the test has seen the 429
-            let deadline = ContinuousClock.now + .seconds(60)
-            while !released.withLock({ $0 }) && ContinuousClock.now < deadline { usleep(2000) }
-            return TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture)
-        }
+        let released = gatedSource(fixture, "/hold.jpg")   // answers once the test has seen the 429
         let held = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/hold.jpg"))").status }
         try await waitUntil { fixture.server.metrics.inFlight.load(ordering: .relaxed) == 1 }   // it holds the one slot
         let refused = try await fixture.get("/insecure/w:21/plain/\(fixture.source("/hold.jpg"))")
         #expect(refused.status == 429 && refused.header("Retry-After") == "1")
         #expect(try await fixture.get("/health").status == 200, "health and metrics need no slot")
-        released.withLock { $0 = true }
+        released.open()
         #expect(try await held.value == 200)
         await fixture.stop()
     }
@@ -197,22 +192,51 @@ import Testing
         await fixture.stop()
     }
 
-    @Test func stoppingFinishesRequestsUnderWayThenAnswers503ToTheRest() async throws {
+    /// Holds a source's answer until the test opens it.
+    final class Gate: Sendable {
+        private let isOpen = Atomic<Bool>(false)
+        func open() { isOpen.store(true, ordering: .relaxed) }
+        var opened: Bool { isOpen.load(ordering: .relaxed) }
+    }
+
+    /// A source that answers once the test opens its gate (or after a minute).
+    private func gatedSource(_ fixture: ServerFixture, _ path: String) -> Gate {
+        let gate = Gate(), picture = self.picture
+        fixture.sources.route(path) { _ in
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !gate.opened && ContinuousClock.now < deadline { usleep(2000) }
+            return TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture)
+        }
+        return gate
+    }
+
+    @Test func stoppingLetsARequestUnderWayFinish() async throws {
         let fixture = try ServerFixture()
-        fixture.sources.route("/slow.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture,
-                                                        delayBeforeHeaders: .milliseconds(500)))
-        fixture.sources.route("/stuck.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture,
-                                                         delayBeforeHeaders: .seconds(60)))
+        let gate = gatedSource(fixture, "/slow.jpg")
         let finishing = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/slow.jpg"))").status }
-        let stuck = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/stuck.jpg"))").status }
-        try await waitUntil { fixture.server.pendingRequests == 2 }   // both are under way (the pool may be busy at first)
-        let started = ContinuousClock.now
-        await fixture.server.stop(drainingFor: .seconds(8))   // generous: the machine may be busy with other suites
-        let took = ContinuousClock.now - started
+        try await waitUntil { fixture.server.pendingRequests == 1 }
+        let stopping = Task { await fixture.server.stop(drainingFor: .seconds(120)) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(fixture.server.pendingRequests == 1, "the drain waits")
+        gate.open()
         #expect(try await finishing.value == 200, "a request under way finished during the drain")
-        #expect(try await stuck.value == 503, "one still running when the drain ran out")
-        #expect(took < .seconds(20), "bounded by the drain, not by the stuck source's minute")
+        await stopping.value
         #expect(fixture.server.pendingRequests == 0)
+        await fixture.managerFixture.manager.shutdown()
+        fixture.sources.stop()
+    }
+
+    @Test func whatTheDrainCannotFinishIsAnswered503() async throws {
+        let fixture = try ServerFixture()
+        let gate = gatedSource(fixture, "/stuck.jpg")
+        let stuck = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/stuck.jpg"))").status }
+        try await waitUntil { fixture.server.pendingRequests == 1 }
+        let started = ContinuousClock.now
+        await fixture.server.stop(drainingFor: .milliseconds(500))
+        #expect(ContinuousClock.now - started < .seconds(30), "bounded by the drain, not by the stuck source")
+        #expect(try await stuck.value == 503)
+        #expect(fixture.server.pendingRequests == 0)
+        gate.open()
         await fixture.managerFixture.manager.shutdown(loadsInFlight: .cancel)
         fixture.sources.stop()
     }
