@@ -171,6 +171,7 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The configuration is not usable (a key without a salt, a key that is not hex, neither a key nor `unsigned`).
     case invalidConfiguration(String)
 
+    /// One line for logs and the command line.
     public var description: String {
         switch self {
         case .cannotListen(let reason): "cannot listen: \(reason)"
