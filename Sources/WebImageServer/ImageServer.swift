@@ -8,7 +8,7 @@ import WebImage
 /// `Vary: Accept`). What `webimage serve` runs.
 ///
 /// Routes: `/health` (200 while serving, 503 while draining), `/metrics` (Prometheus), `/` (the demo
-/// page, with ``ImageServerConfig/servesDemoPage`` or unsigned), and imgproxy paths
+/// page, with ``ImageServerConfig/servesDemoPage``), and imgproxy paths
 /// (``ProcessingPath``). Errors are short text bodies with the status a CDN understands.
 ///
 /// Concurrency: a lock-based class, not an actor. libmicrohttpd's threads accept and write; each
@@ -91,10 +91,7 @@ public final class ImageServer: Sendable {
                                 body: Data(metrics.render().utf8))
         case "/", "/index.html":
             guard servesDemo else { return .text(404, "not found") }
-            let host = config.bindAddress == "0.0.0.0" || config.bindAddress == "::" ? "127.0.0.1"
-                : config.bindAddress.contains(":") ? "[\(config.bindAddress)]" : config.bindAddress
-            let page = DemoPage.html(signature: signer == nil ? "insecure" : nil, sampleBase: "http://\(host):\(port)/samples/",
-                                     signer: signer)
+            let page = DemoPage.html(signature: signer == nil ? "insecure" : nil, sampleBase: sampleBase, signer: signer)
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")],
                                 body: Data(page.utf8))
         case "/favicon.ico", "/robots.txt":
@@ -105,7 +102,22 @@ public final class ImageServer: Sendable {
         }
     }
 
-    private var servesDemo: Bool { config.servesDemoPage || signer == nil }
+    private var servesDemo: Bool { config.servesDemoPage }
+
+    /// Where the demo page's sources live: this server's own `/samples/` route.
+    private var sampleBase: String {
+        let host = config.bindAddress == "0.0.0.0" || config.bindAddress == "::" ? "127.0.0.1"
+            : config.bindAddress.contains(":") ? "[\(config.bindAddress)]" : config.bindAddress
+        return "http://\(host):\(port)/samples/"
+    }
+
+    /// Whether the server may fetch `source`: a host ``ImageServerConfig/allowedHosts`` allows, or
+    /// one of the demo page's own samples while the page is served.
+    private func allows(_ source: URL) -> Bool {
+        if config.allows(host: source.host ?? "") { return true }
+        let text = source.absoluteString
+        return servesDemo && text.hasPrefix(sampleBase) && DemoPage.samples.contains(String(text.dropFirst(sampleBase.count)))
+    }
 
     /// A sample the demo page shows: only the names it lists, from the configured folder.
     private func sample(named name: String) -> HTTPResponse {
@@ -123,7 +135,7 @@ public final class ImageServer: Sendable {
             return .text(400, "bad request: \(error.reason)")
         }
         if let signer, !signer.isValid(path.signature, for: path.signedPath) { return .text(403, "forbidden: bad signature") }
-        guard config.allows(host: path.source.host ?? "") else { return .text(403, "forbidden: the source host is not allowed") }
+        guard allows(path.source) else { return .text(403, "forbidden: the source host is not allowed") }
         guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
         defer { slots.release() }
         let parameters = VariantParameters(path: path, accept: request.accept, coders: config.coders)

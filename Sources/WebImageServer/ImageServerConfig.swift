@@ -28,7 +28,9 @@ public struct ImageServerConfig: Sendable {
     public var allowedHosts: [String]
     /// `Cache-Control: public, max-age=` for images; default a year for signed URLs, an hour when unsigned.
     public var cacheMaxAge: Int
-    /// Whether `/` serves the demo page (always with `.unsigned`); default `false`.
+    /// Whether `/` serves the demo page; default `true` with `.unsigned`, `false` with a key. Its
+    /// sample sources are this server's own `/samples/` files, which ``allowedHosts`` does not refuse;
+    /// a downloader whose ``WebImage/SourceAddressPolicy`` refuses loopback cannot fetch them.
     public var servesDemoPage: Bool
     /// The folder whose sample images the demo page shows, served under `/samples/` (only the files
     /// the page names); default `nil`: the page has no pictures.
@@ -44,7 +46,7 @@ public struct ImageServerConfig: Sendable {
     /// Creates a configuration; every parameter defaults to the property's documented default.
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 8080, signing: Signing,
                 maxInFlight: Int = 2 * ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int = 64,
-                allowedHosts: [String] = [], cacheMaxAge: Int? = nil, servesDemoPage: Bool = false, demoSamplesDirectory: URL? = nil,
+                allowedHosts: [String] = [], cacheMaxAge: Int? = nil, servesDemoPage: Bool? = nil, demoSamplesDirectory: URL? = nil,
                 idleTimeoutSeconds: Int = 15,
                 drainTimeout: Duration = .seconds(10), coders: CoderRegistry = .shared) {
         self.coders = coders
@@ -55,7 +57,7 @@ public struct ImageServerConfig: Sendable {
         self.queueLimit = max(0, queueLimit)
         self.allowedHosts = allowedHosts
         self.cacheMaxAge = cacheMaxAge ?? (signing == .unsigned ? 3600 : 31_536_000)
-        self.servesDemoPage = servesDemoPage
+        self.servesDemoPage = servesDemoPage ?? (signing == .unsigned)
         self.demoSamplesDirectory = demoSamplesDirectory
         self.idleTimeoutSeconds = max(1, idleTimeoutSeconds)
         self.drainTimeout = drainTimeout

@@ -93,6 +93,9 @@ struct ServeCommand {
             return .failure("no --key/--salt: refusing to serve unsigned URLs (anyone could make the server fetch anything); "
                             + "pass --unsigned to do it on purpose")
         }
+        if command.demo && command.sourcePolicy == .publicOnly {
+            return .failure("--demo fetches its samples from this server over loopback, which --source-policy public-only refuses")
+        }
         return .success(command)
     }
 
@@ -106,7 +109,7 @@ struct ServeCommand {
         let downloader = Downloader(config: DownloaderConfig(sourceAddressPolicy: sourcePolicy))
         let manager = WebImageManager(cache: cache, loader: downloader)
         let signing: ImageServerConfig.Signing = keyHex.map { .signed(keyHex: $0, saltHex: saltHex ?? "") } ?? .unsigned
-        var config = ImageServerConfig(bindAddress: bind, port: port, signing: signing, allowedHosts: allowedHosts, servesDemoPage: demo,
+        var config = ImageServerConfig(bindAddress: bind, port: port, signing: signing, allowedHosts: allowedHosts, servesDemoPage: demo || (signing == .unsigned && sourcePolicy != .publicOnly),
                                        demoSamplesDirectory: DemoCommand.samplesDirectory())
         if let maxInFlight { config.maxInFlight = maxInFlight }
         if let queue { config.queueLimit = queue }
@@ -128,7 +131,7 @@ struct ServeCommand {
         Console.write("listening on \(base)\n")
         let sample = "/rs:fit:256:256/plain/https://example.com/photo.jpg@webp"
         Console.write("sample: \(base)/\(signing == .unsigned ? "insecure" : "<signature>")\(sample)\n")
-        if demo || signing == .unsigned { Console.write("demo page: \(base)/\n") }
+        if config.servesDemoPage { Console.write("demo page: \(base)/\n") }
         Console.flush()
         await Signals.waitForTermination()
         Console.error("webimage serve: stopping (draining requests under way)\n")

@@ -244,7 +244,10 @@ import Testing
     @Test func theDemoPageShowsTheSamplesThroughTheServer() async throws {
         let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Samples")
-        let fixture = try ServerFixture { config in config.demoSamplesDirectory = samples }
+        let fixture = try ServerFixture { config in
+            config.demoSamplesDirectory = samples
+            config.allowedHosts = ["images.example.com"]  // the page's own samples stay allowed
+        }
         let page = try await fixture.get("/")
         #expect(page.status == 200 && page.header("Content-Type")?.hasPrefix("text/html") == true)
         let html = String(decoding: page.body, as: UTF8.self)
@@ -255,6 +258,8 @@ import Testing
             #expect(image.status == 200 && image.header("Content-Type")?.hasPrefix("image/") == true,
                     "\(source): \(image.status) \(String(decoding: image.body.prefix(200), as: UTF8.self))")
         }
+        let ownMetrics = "/insecure/rs:fit:64:64/plain/http://127.0.0.1:\(fixture.server.port)/metrics@png"
+        #expect(try await fixture.get(ownMetrics).status == 403, "only the samples are exempt from the allowed hosts")
         #expect(try await fixture.get("/samples/..%2fPackage.swift").status == 404, "no path traversal")
         #expect(try await fixture.get("/samples/generate.py").status == 404, "only the page's samples")
         await fixture.stop()

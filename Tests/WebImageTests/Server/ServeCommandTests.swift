@@ -42,13 +42,18 @@ import Testing
         guard case .success(let command) = ServeCommand.parse(
             ["--bind", "0.0.0.0", "--port", "9000", "--cache-dir", "/tmp/c", "--key", "aa", "--salt", "bb", "--max-inflight", "3",
              "--queue", "7", "--allow-host", "*.example.com", "--allow-host", "a.org", "--source-policy", "public-only",
-             "--memory-limit", "100", "--demo"]
+             "--memory-limit", "100"]
         ) else { Issue.record("parse failed"); return }
         #expect(command.bind == "0.0.0.0" && command.port == 9000 && command.cacheDirectory?.path == "/tmp/c")
-        #expect(command.keyHex == "aa" && command.saltHex == "bb" && !command.unsigned && command.demo)
+        #expect(command.keyHex == "aa" && command.saltHex == "bb" && !command.unsigned && !command.demo)
         #expect(command.maxInFlight == 3 && command.queue == 7 && command.allowedHosts == ["*.example.com", "a.org"])
         #expect(command.sourcePolicy == .publicOnly && command.memoryLimit == 100 << 20)
         guard case .failure = ServeCommand.parse(["--unsigned", "--memory-limit", "-1"]) else { Issue.record("accepted -1 MiB"); return }
+        guard case .success(let demo) = ServeCommand.parse(["--key", "aa", "--salt", "bb", "--demo"]), demo.demo else {
+            Issue.record("--demo not parsed"); return
+        }
+        guard case .failure(let message) = ServeCommand.parse(["--unsigned", "--demo", "--source-policy", "public-only"]),
+              message.contains("loopback") else { Issue.record("--demo accepted under public-only, whose policy refuses its samples"); return }
     }
 
     @Test func withoutAKeyItRefusesToStartUnlessUnsignedIsSaid() throws {
