@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "WebImageAVIF", targets: ["WebImageAVIF"]),
         .library(name: "WebImageHEIF", targets: ["WebImageHEIF"]),
         .library(name: "WebImageServer", targets: ["WebImageServer"]),
+        .library(name: "WebImageRedis", targets: ["WebImageRedis"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     targets: [
@@ -62,6 +63,8 @@ let package = Package(
         .target(name: "CPixels"),
         .systemLibrary(name: "CLibMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CHTTPServer", dependencies: ["CLibMicroHTTPD"]),
+        // hiredis 0.14: its pkg-config file adds -D_FILE_OFFSET_BITS=64, a flag SwiftPM refuses: linked by name.
+        .systemLibrary(name: "CLibHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(
             name: "WebImage",
             dependencies: ["CPNG", "CJPEG", "CGIF", "CColor", "CFileSystem", "CPixels"],
@@ -92,8 +95,16 @@ let package = Package(
             dependencies: ["WebImage", "CHTTPServer"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageServer"]),
-        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageServer", "webimage"],
+        // A fleet's shared cache tier on Redis over hiredis, a product of its own.
+        .target(
+            name: "WebImageRedis",
+            dependencies: ["WebImage", "CLibHiredis"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageServer",
+                                                          "WebImageRedis"]),
+        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageServer",
+                                                          "WebImageRedis", "webimage"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -121,6 +121,21 @@ public final class ImageCachesManager: ImageCaching {
         }
     }
 
+    /// The first bytes a cache the store policy reaches gives (caches asked one after another, so
+    /// a cache that claims the key is never passed over for one that would have waited); `nil`
+    /// when none does.
+    public func beginFill(forKey key: String) async -> CachedData? {
+        for cache in targets(storePolicy) {
+            if let filled = await cache.beginFill(forKey: key) { return filled }
+        }
+        return nil
+    }
+
+    /// Ends the claims on `key` of every cache the store policy reaches.
+    public func abandonFill(forKey key: String) async {
+        for cache in targets(storePolicy) { await cache.abandonFill(forKey: key) }
+    }
+
     /// Clears the caches the remove policy reaches, concurrently.
     public func clear(_ cacheType: ImageCacheType) async {
         await withTaskGroup(of: Void.self) { group in

@@ -42,6 +42,26 @@ public protocol ImageCaching: Sendable {
     /// Flushes, then stops the cache's timers and background work for good; reads and awaited
     /// stores may go on. ``WebImageManager/shutdown(loadsInFlight:)`` calls it. Default: ``flush()``.
     func shutdown() async
+
+    /// Fleet-wide single flight, called by ``WebImageManager`` after every tier missed `key` and
+    /// before it fetches the key's bytes from the origin (or encodes a variant), when it will store
+    /// them under `key`. A cache shared by several processes either claims the key for this
+    /// process and returns `nil` (the manager fetches, and its store under `key` ends the claim), or
+    /// waits (bounded) for the process that holds the claim to store the key, puts those bytes in
+    /// its local tiers and returns them. Default: `nil` at once (a cache of one process).
+    func beginFill(forKey key: String) async -> CachedData?
+
+    /// Ends this process's claim on `key` without storing it (the fetch failed): processes waiting
+    /// for it stop waiting. Default: nothing.
+    func abandonFill(forKey key: String) async
+}
+
+/// A cache whose first tiers are an ``ImageCache`` (a shared tier behind a process's memory and
+/// disk, say): ``WebImageManager`` answers memory hits from ``localCache`` without suspending and
+/// sets its observer, as it does for an ``ImageCache`` itself.
+public protocol LayeredImageCaching: ImageCaching {
+    /// The process's own memory and disk tiers, searched first.
+    var localCache: ImageCache { get }
 }
 
 extension ImageCaching {
@@ -60,6 +80,12 @@ extension ImageCaching {
     public func shutdown() async {
         await flush()
     }
+
+    /// A cache of one process: never waits, claims nothing.
+    public func beginFill(forKey key: String) async -> CachedData? { nil }
+
+    /// A cache of one process holds no claims.
+    public func abandonFill(forKey key: String) async {}
 
     /// Decodes `data` with ``CoderRegistry/shared`` and stores the image with its bytes in the disk
     /// tier: the fallback for caches that only store images.

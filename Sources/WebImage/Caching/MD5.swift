@@ -3,7 +3,7 @@ import Foundation
 /// MD5 (RFC 1321), for disk-cache file names as SDWebImage names them. Not for security: MD5 is
 /// broken as a cryptographic hash, but it is a fine, fast, stable name for a cache key. The Linux
 /// toolchain has no digest library and the package takes no dependencies.
-struct MD5 {
+package struct MD5 {
     private var a0: UInt32 = 0x67452301
     private var b0: UInt32 = 0xefcdab89
     private var c0: UInt32 = 0x98badcfe
@@ -38,14 +38,14 @@ struct MD5 {
     }
 
     /// The lower-case hex MD5 of `bytes`: 32 characters.
-    static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+    package static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
         var hasher = MD5()
         hasher.update(bytes)
         return hasher.finalize().hexString
     }
 
     /// ``hex(_:)`` of bytes in memory, without copying them (the disk cache names files with it).
-    static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+    package static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
         var hasher = MD5()
         hasher.update(bytes)
         let digest = hasher.finalize()

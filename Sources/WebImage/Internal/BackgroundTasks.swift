@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Lock-based: a count of running tasks and the continuations of those waiting for it to reach
 /// zero; continuations are resumed after the lock is released.
-final class BackgroundTasks: Sendable {
+package final class BackgroundTasks: Sendable {
     private struct State {
         var running = 0
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -13,11 +13,14 @@ final class BackgroundTasks: Sendable {
 
     private let state = Mutex(State())
 
+    /// Creates an empty set of tasks.
+    package init() {}
+
     /// Tasks started and not yet finished.
-    var count: Int { state.withLock { $0.running } }
+    package var count: Int { state.withLock { $0.running } }
 
     /// Starts `work` in a task of its own and counts it until it ends.
-    func start(_ work: @escaping @Sendable () async -> Void) {
+    package func start(_ work: @escaping @Sendable () async -> Void) {
         state.withLock { $0.running += 1 }
         Task {
             await work()
@@ -27,7 +30,7 @@ final class BackgroundTasks: Sendable {
 
     /// Returns once no task started here is running (at once if none is). Tasks started while it
     /// waits are waited for too. Not cancellable: a shutdown must see its writes land.
-    func waitUntilIdle() async {
+    package func waitUntilIdle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = state.withLock { state in
                 if state.running == 0 { return true }

@@ -1,6 +1,6 @@
 /// The CRC-32 of PNG chunks and zlib (ISO 3309, polynomial 0xEDB88320, reflected), as PNG's
 /// specification defines it.
-enum CRC32 {
+package enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { index in
         var value = UInt32(index)
         for _ in 0..<8 {
@@ -10,7 +10,7 @@ enum CRC32 {
     }
 
     /// Continues the checksum `crc` (0 to start) over `bytes`.
-    static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var value = ~crc
         table.withUnsafeBufferPointer { table in
             for byte in bytes {
@@ -21,7 +21,7 @@ enum CRC32 {
     }
 
     /// The checksum of `bytes`.
-    static func checksum<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
+    package static func checksum<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
         let array = Array(bytes)
         return array.withUnsafeBytes { update(0, $0) }
     }

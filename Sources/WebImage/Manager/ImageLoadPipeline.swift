@@ -70,21 +70,9 @@ struct ImageLoadPipeline: Sendable {
         var cachedMetadata: DiskCacheMetadata?
         if !options.contains(.fromLoaderOnly) {
             let lookupStarted = clock.now
-            if let hit = await query(key, in: cache, tiers: resultQueryTiers, promotes: resultStoreTiers.includesMemory) {
-                counters.add(hit.cacheType == .memory ? \.memoryHits : \.diskHits)
-                if hit.cacheType == .disk { counters.add(\.decodes) }
-                if hit.cacheType == .disk && !decodeOptions.decodesFullImage {
-                    // The cache promotes only full decodes; this key names exactly what these options decode.
-                    await storeResultInMemory(hit.image, data: hit.data, metadata: hit.metadata)
-                }
-                durations.lookup = clock.now - lookupStarted
-                cached = Outcome(result: ImageResult(image: hit.image, data: hit.data, cacheType: hit.cacheType, url: url),
-                                 source: hit.cacheType == .memory ? .memory : .disk, byteCount: hit.cacheType == .disk ? hit.data?.count ?? 0 : 0,
-                                 durations: durations)
-                cachedMetadata = hit.metadata
-            } else if isDerived, let derived = try await deriveFromOriginal(durations: &durations, lookupStarted: lookupStarted) {
-                cached = derived.outcome
-                cachedMetadata = derived.metadata
+            if let found = try await lookUp(durations: &durations, lookupStarted: lookupStarted) {
+                cached = found.outcome
+                cachedMetadata = found.metadata
             } else {
                 durations.lookup = clock.now - lookupStarted
             }
@@ -105,6 +93,28 @@ struct ImageLoadPipeline: Sendable {
             if let cached { return cached }
             throw .rejected(url: url, reason: "the manager's shouldDownload hook refused to download it")
         }
+        // Fleet-wide single flight: another process may be fetching these bytes for a shared tier.
+        let fills = cached == nil && !options.contains(.fromLoaderOnly) && storesOriginalBytes
+        if fills {
+            let waitStarted = clock.now
+            if await originalCache.beginFill(forKey: originalKey) != nil,
+               let found = try await lookUp(durations: &durations, lookupStarted: waitStarted) {
+                counters.add(\.sharedFills)
+                return found.outcome
+            }
+        }
+        do {
+            return try await fetch(cached: cached, cachedMetadata: cachedMetadata, durations: durations, emit: emit)
+        } catch {
+            if fills { await originalCache.abandonFill(forKey: originalKey) }
+            throw error
+        }
+    }
+
+    /// Downloads (revalidating `cached` when it has validators), decodes, transforms and stores.
+    private func fetch(cached: Outcome?, cachedMetadata: DiskCacheMetadata?, durations: ImageLoadDurations, emit: @escaping Emit)
+        async throws(WebImageError) -> Outcome {
+        var durations = durations
         let validators = cachedMetadata.map { HTTPValidators(entityTag: $0.entityTag, lastModified: $0.lastModified) }
         let downloaded: (response: ImageLoadResponse, data: Data, image: Image)
         do {
@@ -115,15 +125,48 @@ struct ImageLoadPipeline: Sendable {
             if let cached { return cached }
             throw .notModified(url: url)
         }
-        let transformStarted = clock.now
+        let transformStarted = ContinuousClock.now
         let image = try transform(downloaded.image)
-        let storeStarted = clock.now
+        let storeStarted = ContinuousClock.now
         durations.transform = storeStarted - transformStarted
         try await store(image, original: downloaded.image, data: downloaded.data, response: downloaded.response)
-        durations.store = clock.now - storeStarted
+        durations.store = .now - storeStarted
         // A derived result never carries the original's bytes: `data` always encodes `image` itself.
         return Outcome(result: ImageResult(image: image, data: isDerived ? nil : downloaded.data, cacheType: .none, url: url),
                        source: .network, byteCount: downloaded.response.data.count, durations: durations)
+    }
+
+    /// The result from the caches: the result's own key, else (derived results) made from the
+    /// cached original; `nil` on a miss.
+    private func lookUp(durations: inout ImageLoadDurations, lookupStarted: ContinuousClock.Instant)
+        async throws(WebImageError) -> (outcome: Outcome, metadata: DiskCacheMetadata?)? {
+        if let hit = await query(key, in: cache, tiers: resultQueryTiers, promotes: resultStoreTiers.includesMemory) {
+            counters.add(hit.cacheType == .memory ? \.memoryHits : \.diskHits)
+            if hit.cacheType == .disk { counters.add(\.decodes) }
+            if hit.cacheType == .disk && !decodeOptions.decodesFullImage {
+                // The cache promotes only full decodes; this key names exactly what these options decode.
+                await storeResultInMemory(hit.image, data: hit.data, metadata: hit.metadata)
+            }
+            durations.lookup = .now - lookupStarted
+            let outcome = Outcome(result: ImageResult(image: hit.image, data: hit.data, cacheType: hit.cacheType, url: url),
+                                  source: hit.cacheType == .memory ? .memory : .disk,
+                                  byteCount: hit.cacheType == .disk ? hit.data?.count ?? 0 : 0, durations: durations)
+            return (outcome, hit.metadata)
+        }
+        guard isDerived else { return nil }
+        return try await deriveFromOriginal(durations: &durations, lookupStarted: lookupStarted)
+    }
+
+    /// Whether a download's bytes are stored on disk under ``originalKey`` (the result's own key
+    /// when it is not derived): only then may this load claim a shared fill of that key.
+    private var storesOriginalBytes: Bool {
+        isDerived ? originalStoreTiers.includesDisk : resultStoreTiers.includesDisk
+    }
+
+    /// The tiers a derived result's original is stored in.
+    private var originalStoreTiers: ImageCacheType {
+        guard isDerived && cachesResults else { return .none }
+        return options.contains(.cacheMemoryOnly) ? (context.originalStoreCacheType == .none ? .none : .memory) : context.originalStoreCacheType
     }
 
     // MARK: Cache
@@ -175,9 +218,7 @@ struct ImageLoadPipeline: Sendable {
         let metadata = DiskCacheMetadata(entityTag: response.validators.entityTag, lastModified: response.validators.lastModified,
                                          maxAge: response.maxAge)
         let resultData = isDerived ? nil : data
-        let originalTiers: ImageCacheType = !isDerived || !cachesResults ? .none
-            : options.contains(.cacheMemoryOnly) ? (context.originalStoreCacheType == .none ? .none : .memory)
-            : context.originalStoreCacheType
+        let originalTiers = originalStoreTiers
         let originalCache = self.originalCache, originalKey = self.originalKey
         if originalPixelTiers(originalTiers).includesMemory && decodeOptions.decodesFullImage {
             try? await originalCache.store(original, data: nil, forKey: originalKey, cacheType: .memory, metadata: nil)

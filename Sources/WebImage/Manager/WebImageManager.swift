@@ -89,7 +89,7 @@ public final class WebImageManager: Sendable {
         self.loader = loader
         self.coders = coders
         settings = Mutex(config)
-        imageCache = cache as? ImageCache
+        imageCache = cache as? ImageCache ?? (cache as? any LayeredImageCaching)?.localCache
         variantMemory = MemoryCache(totalCostLimit: max(config.maxVariantMemoryCost, 0), keepsValuesInUse: false)
         setHotFlag(.processesOptions, config.optionsProcessor != nil)
     }
@@ -108,7 +108,7 @@ public final class WebImageManager: Sendable {
     }
 
     /// Receives every load's ``ImageLoadReport`` and, set here, the events of this manager's cache
-    /// (when it is an ``ImageCache``) and downloader (a ``Downloader``, or those of a
+    /// (when it is an ``ImageCache`` or a ``LayeredImageCaching``) and downloader (a ``Downloader``, or those of a
     /// ``LoadersManager``) too; default `nil`. See ``WebImageObserver``.
     public var observer: (any WebImageObserver)? {
         get { observerSlot.current }

@@ -175,7 +175,13 @@ extension WebImageManager {
     /// A variant from the cache's stored bytes, or `nil` (a miss, an unreadable entry, or bytes
     /// whose format is not recognised or whose size was not stored: the variant is made again).
     private func storedVariant(forKey key: String, in cache: any ImageCaching) async -> ImageVariant? {
-        guard let stored = try? await cache.cachedData(forKey: key), let pixelSize = stored.metadata?.pixelSize else { return nil }
+        guard let stored = try? await cache.cachedData(forKey: key) else { return nil }
+        return Self.variant(from: stored)
+    }
+
+    /// A variant from stored bytes, or `nil` when their format is not recognised or their size was not stored.
+    private static func variant(from stored: CachedData) -> ImageVariant? {
+        guard let pixelSize = stored.metadata?.pixelSize else { return nil }
         let format = ImageFormat(sniffing: stored.data)
         guard format != .unknown else { return nil }
         let tag = stored.metadata?.entityTag ?? ImageVariant.entityTag(of: stored.data)
@@ -206,11 +212,35 @@ extension WebImageManager {
         variantMemory.setValue(kept, forKey: key, cost: variant.data.count)
     }
 
-    /// The cold path, run once per variant key for all its callers: load the image (pixels), encode
-    /// it, store the bytes.
+    /// The cold path, run once per variant key for all its callers: the variant another process
+    /// stores meanwhile through a shared tier (fleet-wide single flight), else encoded here.
     private func encodeVariant(url: URL, choice: FormatChoice, encoding: EncodeOptions, options: WebImageOptions,
                                context: WebImageContext, coders: CoderRegistry, cache: any ImageCaching,
                                variantKey: String?) async throws(WebImageError) -> EncodedVariant {
+        let storesVariant = context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) && !options.contains(.fromLoaderOnly)
+        guard let variantKey, storesVariant else {
+            return try await makeVariant(url: url, choice: choice, encoding: encoding, options: options, context: context,
+                                         coders: coders, cache: cache, variantKey: variantKey)
+        }
+        if let filled = await cache.beginFill(forKey: variantKey), var variant = Self.variant(from: filled) {
+            counters.add(\.sharedFills)
+            variant.cacheType = .disk
+            if context.storeCacheType.includesMemory { keepInMemory(variant, forKey: variantKey) }
+            return EncodedVariant(variant: variant, encodeDuration: .zero)
+        }
+        do {
+            return try await makeVariant(url: url, choice: choice, encoding: encoding, options: options, context: context,
+                                         coders: coders, cache: cache, variantKey: variantKey)
+        } catch {
+            await cache.abandonFill(forKey: variantKey)
+            throw error
+        }
+    }
+
+    /// Loads the image (pixels), encodes it, stores the bytes.
+    private func makeVariant(url: URL, choice: FormatChoice, encoding: EncodeOptions, options: WebImageOptions,
+                             context: WebImageContext, coders: CoderRegistry, cache: any ImageCaching,
+                             variantKey: String?) async throws(WebImageError) -> EncodedVariant {
         // The decoded image stays in memory for the other formats of the same size; only its original's
         // bytes go to disk (the variant's own bytes are what is worth keeping there). A thumbnail's or
         // transform's pixels would be re-encoded for disk, so they stay in memory only; an image that is

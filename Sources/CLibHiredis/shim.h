@@ -1,0 +1,2 @@
+#include <sys/time.h>
+#include <hiredis/hiredis.h>

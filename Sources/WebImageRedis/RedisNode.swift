@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+/// One Redis server, reached through a small pool of blocking hiredis connections, each on a
+/// thread of its own: Swift's cooperative pool never blocks on Redis. A caller's command waits
+/// (suspended, not blocking) for a free connection in a bounded queue, then is sent on it.
+///
+/// Why threads and the blocking API, not hiredis's async API on an event loop of ours: a Redis
+/// command on loopback takes tens of microseconds, so a connection per thread keeps the pool small
+/// (``RedisTierConfig/connectionsPerNode``) and every failure local to one connection; timeouts are
+/// the kernel's socket timeouts instead of timers of our own; and the benchmark shows the hop from a
+/// task to a worker thread and back costs little next to the round trip (see the README).
+///
+/// Every call ends within about ``RedisTierConfig/connectTimeout`` + ``RedisTierConfig/commandTimeout``:
+/// a command that waited longer than the command timeout for a connection fails without being sent,
+/// and the node's ``CircuitBreaker`` fails calls at once while it is open.
+final class RedisNode: Sendable {
+    let endpoint: RedisEndpoint
+    let breaker: CircuitBreaker
+    private let queue: JobQueue
+    private let commandTimeout: Duration
+
+    init(endpoint: RedisEndpoint, config: RedisTierConfig) {
+        self.endpoint = endpoint
+        breaker = CircuitBreaker(threshold: config.failureThreshold, cooldown: config.breakerCooldown)
+        queue = JobQueue(limit: config.maxQueuedCommands)
+        commandTimeout = config.commandTimeout
+        for index in 0..<max(1, config.connectionsPerNode) {
+            let queue = self.queue, breaker = self.breaker
+            let (connectTimeout, commandTimeout) = (config.connectTimeout, config.commandTimeout)
+            let thread = Thread {
+                Self.blockSIGPIPE()
+                let connection = RedisConnection(endpoint: endpoint, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
+                Self.work(queue: queue, connection: connection, breaker: breaker, name: "\(endpoint)")
+            }
+            thread.name = "webimage.redis.\(endpoint.host):\(endpoint.port).\(index)"
+            thread.start()
+        }
+    }
+
+    /// Sends `commands` as one pipeline on a free connection and returns their replies.
+    /// - Throws: ``RedisError``: `unavailable` at once while the breaker is open, the queue is full
+    ///   or the node is closed; `timedOut`, `connectionFailed`, `connectionLost` from the connection.
+    func run(_ commands: [[Data]]) async throws(RedisError) -> [RedisReply] {
+        let name = "\(endpoint)"
+        guard breaker.decide() == .allow else { throw .unavailable(endpoint: name) }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[RedisReply], RedisError>, Never>) in
+            let job = Job(commands: commands, deadline: .now + commandTimeout) { continuation.resume(returning: $0) }
+            if !queue.push(job) {
+                breaker.recordFailure()   // ends a probe that never ran, too
+                continuation.resume(returning: .failure(.unavailable(endpoint: name)))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Stops the worker threads once the commands already queued have run; later calls fail with
+    /// `unavailable`.
+    func close() {
+        queue.close()
+    }
+
+    private static func work(queue: JobQueue, connection: RedisConnection, breaker: CircuitBreaker, name: String) {
+        while let job = queue.pop() {
+            guard ContinuousClock.now < job.deadline else {
+                breaker.recordFailure()   // the node is too slow to keep up (and a probe must end)
+                job.complete(.failure(.timedOut(endpoint: name)))
+                continue
+            }
+            do {
+                let replies = try connection.run(job.commands)
+                breaker.recordSuccess()
+                job.complete(.success(replies))
+            } catch {
+                breaker.recordFailure()
+                job.complete(.failure(error))
+            }
+        }
+        connection.close()
+    }
+
+    /// Blocks `SIGPIPE` in the calling (worker) thread: a write to a closed socket then fails with
+    /// `EPIPE` instead of killing the process (see ``RedisConnection``).
+    private static func blockSIGPIPE() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+}
+
+/// A command pipeline waiting for a connection.
+struct Job: Sendable {
+    var commands: [[Data]]
+    var deadline: ContinuousClock.Instant
+    var complete: @Sendable (Result<[RedisReply], RedisError>) -> Void
+}
+
+/// The jobs of one node, handed to its worker threads: a bounded FIFO behind an `NSCondition`.
+///
+/// `@unchecked Sendable`: `jobs` and `closed` are only read and written while `condition` is
+/// locked, and `NSCondition` is itself safe to use from any thread; nothing else is mutable.
+final class JobQueue: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var head = 0
+    private var closed = false
+    private let limit: Int
+
+    init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// Queues `job`; `false` when the queue is full or closed (the job was not taken).
+    func push(_ job: Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed, jobs.count - head < limit else { return false }
+        jobs.append(job)
+        condition.signal()
+        return true
+    }
+
+    /// The next job, waiting for one; `nil` once the queue is closed and empty.
+    func pop() -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == jobs.count && !closed { condition.wait() }
+        guard head < jobs.count else { return nil }
+        let job = jobs[head]
+        head += 1
+        if head > 64 && head * 2 > jobs.count {
+            jobs.removeFirst(head)
+            head = 0
+        }
+        return job
+    }
+
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

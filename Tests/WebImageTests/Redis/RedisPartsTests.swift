@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageRedis
+
+/// The shared tier's pure parts: endpoint URLs, the value envelope, node hashing, the breaker.
+@Suite struct RedisPartsTests {
+    @Test func parsesRedisURLs() throws {
+        let full = try #require(RedisEndpoint(url: "redis://:s%40cret@cache.internal:6380/3"))
+        #expect(full.host == "cache.internal" && full.port == 6380 && full.password == "s@cret" && full.user == nil && full.database == 3)
+        let user = try #require(RedisEndpoint(url: "redis://app:pw@10.0.0.1"))
+        #expect(user.user == "app" && user.password == "pw" && user.port == 6379 && user.database == 0)
+        let v6 = try #require(RedisEndpoint(url: "redis://[::1]:7000"))
+        #expect(v6.host == "::1" && v6.port == 7000 && v6.description == "redis://[::1]:7000/0")
+        #expect(full.description == "redis://cache.internal:6380/3", "no password in descriptions")
+        for bad in ["http://host:6379", "redis://", "redis://host:0", "redis://host:70000", "redis://host/db", "host:6379"] {
+            #expect(RedisEndpoint(url: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func theEnvelopeRoundTripsAndRefusesAnythingElse() throws {
+        let metadata = DiskCacheMetadata(entityTag: "\"abc\"", lastModified: "Tue, 24 Nov 2026 05:00:00 GMT", maxAge: 60,
+                                         extendedData: Data([1, 2, 3]), pixelSize: PixelSize(width: 320, height: 200))
+        let data = Data([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 1000))
+        let contents = RedisEnvelope.Contents(data: data, format: .jpeg, expiresAt: Date(timeIntervalSince1970: 1_900_000_000.5),
+                                              metadata: metadata)
+        let value = RedisEnvelope.encode(contents)
+        #expect(RedisEnvelope.decode(value) == contents)
+        let bare = RedisEnvelope.Contents(data: Data(), format: .png, expiresAt: Date(timeIntervalSince1970: 1), metadata: nil)
+        #expect(RedisEnvelope.decode(RedisEnvelope.encode(bare)) == bare)
+        for index in [0, 4, 5, 20, value.count / 2, value.count - 1] {
+            var flipped = value
+            flipped[index] ^= 0x40
+            #expect(RedisEnvelope.decode(flipped) == nil, "byte \(index) flipped")
+        }
+        #expect(RedisEnvelope.decode(value.prefix(value.count - 1)) == nil, "truncated")
+        #expect(RedisEnvelope.decode(value + Data([0])) == nil, "trailing byte")
+        #expect(RedisEnvelope.decode(Data("some other program's value".utf8)) == nil, "foreign")
+        #expect(RedisEnvelope.decode(Data()) == nil)
+    }
+
+    @Test func rendezvousHashingSpreadsKeysAndMovesOnlyTheNewNodesShare() {
+        let three = RendezvousHashing(names: ["a:6379/0", "b:6379/0", "c:6379/0"])
+        let four = RendezvousHashing(names: ["a:6379/0", "b:6379/0", "c:6379/0", "d:6379/0"])
+        var counts = [0, 0, 0]
+        var moved = 0
+        var movedElsewhere = 0
+        for index in 0..<3000 {
+            let hash = RendezvousHashing.fnv1a("key-\(index)".utf8)
+            let before = three.node(for: hash)
+            counts[before] += 1
+            let after = four.node(for: hash)
+            if after != before {
+                moved += 1
+                if after != 3 { movedElsewhere += 1 }
+            }
+        }
+        #expect(counts.allSatisfy { (800...1200).contains($0) }, "\(counts)")
+        #expect((500...1000).contains(moved), "about a quarter moves: \(moved)")
+        #expect(movedElsewhere == 0, "keys move only to the new node")
+    }
+
+    @Test func theBreakerOpensAfterTheThresholdAndProbesAfterTheCooldown() {
+        let breaker = CircuitBreaker(threshold: 3, cooldown: .seconds(2))
+        let start = ContinuousClock.now
+        breaker.recordFailure(now: start)
+        breaker.recordFailure(now: start)
+        #expect(breaker.decide(now: start) == .allow, "below the threshold")
+        breaker.recordFailure(now: start)
+        #expect(breaker.decide(now: start + .seconds(1)) == .skip, "open")
+        #expect(breaker.openings == 1)
+        #expect(breaker.decide(now: start + .seconds(3)) == .allow, "the probe")
+        #expect(breaker.decide(now: start + .seconds(3)) == .skip, "one probe at a time")
+        breaker.recordFailure(now: start + .seconds(3))
+        #expect(breaker.decide(now: start + .seconds(4)) == .skip, "a failed probe opens it again")
+        #expect(breaker.openings == 2)
+        #expect(breaker.decide(now: start + .seconds(6)) == .allow)
+        breaker.recordSuccess()
+        #expect(breaker.decide(now: start + .seconds(6)) == .allow && breaker.decide(now: start + .seconds(6)) == .allow, "closed")
+    }
+}

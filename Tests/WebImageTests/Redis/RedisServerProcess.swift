@@ -1,0 +1,138 @@
+import Foundation
+import Glibc
+@testable import WebImageRedis
+
+/// A real `redis-server` (Debian's `redis-server` package) on 127.0.0.1 at a free port, with its own
+/// temporary folder, no persistence, started and stopped by the test. `kill()` stops it at once
+/// (SIGKILL), `start()` brings it back on the same port.
+final class RedisServerProcess: @unchecked Sendable {
+    // @unchecked Sendable: `process` is only touched by the test that owns the fixture, one call at a time.
+    let port: Int
+    let password: String?
+    let extraArguments: [String]
+    let directory = TemporaryDirectory()
+    private var process: Process?
+
+    static let executable = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    init(password: String? = nil, arguments: [String] = []) async throws {
+        port = try freeLoopbackPort()
+        self.password = password
+        extraArguments = arguments
+        try await start()
+    }
+
+    deinit {
+        process?.terminate()
+    }
+
+    var endpoint: RedisEndpoint { RedisEndpoint(host: "127.0.0.1", port: port, password: password) }
+
+    /// Starts the server and waits until it answers `PING` (60 s at most).
+    func start() async throws {
+        guard let executable = Self.executable else { throw FixtureError("redis-server is not installed (apt-get install redis-server)") }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory.url.path,
+                             "--daemonize", "no", "--protected-mode", "no", "--loglevel", "warning"]
+            + (password.map { ["--requirepass", $0] } ?? []) + extraArguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if (try? command(["PING"])) != nil { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw FixtureError("redis-server on port \(port) did not answer within 60 s")
+    }
+
+    /// SIGKILL: the server dies with its connections, as a crashed Redis does.
+    func kill() async {
+        guard let process else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        await waitForExit(process)
+        self.process = nil
+    }
+
+    /// SIGTERM and wait.
+    func stop() async {
+        guard let process else { return }
+        process.terminate()
+        await waitForExit(process)
+        self.process = nil
+    }
+
+    private func waitForExit(_ process: Process) async {
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    /// Runs one command on a fresh connection of the tier's own client (hiredis) and returns the reply.
+    func command(_ arguments: [String]) throws -> RedisReply {
+        let connection = RedisConnection(endpoint: endpoint, connectTimeout: .seconds(2), commandTimeout: .seconds(5))
+        return try connection.run([arguments.map { Data($0.utf8) }])[0]
+    }
+
+    /// Stores raw bytes under a Redis key (a corrupt or foreign value).
+    func setRaw(_ key: String, _ value: Data) throws {
+        let connection = RedisConnection(endpoint: endpoint, connectTimeout: .seconds(2), commandTimeout: .seconds(5))
+        _ = try connection.run([[Data("SET".utf8), Data(key.utf8), value]])
+    }
+
+    /// The number of keys in database 0.
+    func keyCount() throws -> Int {
+        if case .integer(let count) = try command(["DBSIZE"]) { return count }
+        return -1
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A port on 127.0.0.1 nobody listens on now (bound, read, closed).
+func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw FixtureError("socket failed") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard bound == 0 else { throw FixtureError("bind failed") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// A TCP listener on 127.0.0.1 that completes handshakes (the kernel's backlog) and never reads or
+/// answers: a Redis that hangs.
+final class SilentListener: Sendable {
+    let port: Int
+    private let fd: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw FixtureError("socket failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, listen(fd, 128) == 0 else {
+            close(fd)
+            throw FixtureError("bind/listen failed")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit {
+        close(fd)
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageRedis
+
+/// The tier against real `redis-server` processes on loopback.
+@Suite struct RedisTierTests {
+    static func config(_ endpoints: [RedisEndpoint], _ change: (inout RedisTierConfig) -> Void = { _ in }) -> RedisTierConfig {
+        var config = RedisTierConfig(endpoints: endpoints, namespace: "test", connectTimeout: .seconds(2), commandTimeout: .seconds(5),
+                                     connectionsPerNode: 2)
+        change(&config)
+        return config
+    }
+
+    static let bytes = Data([0x89, 0x50, 0x4E, 0x47] + (0..<5000).map { UInt8($0 % 251) })
+
+    @Test func storesAndReadsBytesWithTheirMetadataUnderANamespacedVersionedKey() async throws {
+        let redis = try await RedisServerProcess()
+        let tier = RedisTier(config: Self.config([redis.endpoint]))
+        defer { tier.close() }
+        let metadata = DiskCacheMetadata(entityTag: "\"v1\"", maxAge: 600, pixelSize: PixelSize(width: 64, height: 48))
+        #expect(await tier.value(forKey: "https://example.com/a.png") == nil)
+        #expect(await tier.setValue(Self.bytes, metadata: metadata, forKey: "https://example.com/a.png"))
+        let hit = try #require(await tier.value(forKey: "https://example.com/a.png"))
+        #expect(hit.data == Self.bytes && hit.metadata == metadata)
+        let key = try #require(tier.location(forKey: "https://example.com/a.png")).key
+        #expect(key == "webimage:v1:test:" + MD5.hex(Array("https://example.com/a.png".utf8)))
+        #expect(try redis.command(["EXISTS", key]) == .integer(1))
+        #expect(await tier.containsValue(forKey: "https://example.com/a.png"))
+        let other = RedisTier(config: Self.config([redis.endpoint]) { $0.namespace = "other" })
+        defer { other.close() }
+        #expect(await other.value(forKey: "https://example.com/a.png") == nil, "another namespace sees nothing")
+        await tier.removeValue(forKey: "https://example.com/a.png")
+        #expect(await tier.value(forKey: "https://example.com/a.png") == nil)
+        let statistics = tier.statistics
+        #expect(statistics.hits == 1 && statistics.misses == 2 && statistics.stores == 1 && statistics.errors == 0)
+        #expect(statistics.timeSpent > .zero)
+    }
+
+    @Test func entriesExpireAfterTheirTimeToLive() async throws {
+        let redis = try await RedisServerProcess()
+        let tier = RedisTier(config: Self.config([redis.endpoint]) { $0.timeToLive = .milliseconds(300) })
+        defer { tier.close() }
+        #expect(await tier.setValue(Self.bytes, metadata: nil, forKey: "k"))
+        let key = try #require(tier.location(forKey: "k")).key
+        guard case .integer(let ttl) = try redis.command(["PTTL", key]) else { Issue.record("no PTTL"); return }
+        #expect(ttl > 0 && ttl <= 300, "SET … PX \(ttl)")
+        #expect(await tier.value(forKey: "k") != nil)
+        try await Task.sleep(for: .milliseconds(450))
+        #expect(await tier.value(forKey: "k") == nil)
+        #expect(try redis.command(["EXISTS", key]) == .integer(0), "Redis dropped it itself")
+    }
+
+    @Test func oversizeValuesStayLocal() async throws {
+        let redis = try await RedisServerProcess()
+        let tier = RedisTier(config: Self.config([redis.endpoint]) { $0.maxValueBytes = 4096 })
+        defer { tier.close() }
+        #expect(await tier.setValue(Self.bytes, metadata: nil, forKey: "big") == false)
+        #expect(await tier.setValue(Self.bytes.prefix(4096), metadata: nil, forKey: "small"))
+        #expect(try redis.keyCount() == 1)
+        #expect(tier.statistics.oversizeSkipped == 1)
+    }
+
+    @Test func corruptAndForeignValuesAreMissesAndAreDeleted() async throws {
+        let redis = try await RedisServerProcess()
+        let tier = RedisTier(config: Self.config([redis.endpoint]))
+        defer { tier.close() }
+        #expect(await tier.setValue(Self.bytes, metadata: nil, forKey: "flipped"))
+        let flippedKey = try #require(tier.location(forKey: "flipped")).key
+        guard case .string(var value) = try redis.command(["GET", flippedKey]) else { Issue.record("not stored"); return }
+        value[value.count / 2] ^= 1
+        try redis.setRaw(flippedKey, value)
+        let foreignKey = try #require(tier.location(forKey: "foreign")).key
+        try redis.setRaw(foreignKey, Data("{\"not\":\"ours\"}".utf8))
+        #expect(await tier.value(forKey: "flipped") == nil)
+        #expect(await tier.value(forKey: "foreign") == nil)
+        #expect(try redis.keyCount() == 0, "both deleted")
+        #expect(tier.statistics.corruptRemoved == 2)
+        let listKey = try #require(tier.location(forKey: "list")).key
+        _ = try redis.command(["RPUSH", listKey, "x"])
+        #expect(await tier.value(forKey: "list") == nil, "a WRONGTYPE error reply is a miss")
+        #expect(tier.statistics.errors == 1)
+    }
+
+    @Test func logsInWithAUTHAndAWrongPasswordIsAMiss() async throws {
+        let redis = try await RedisServerProcess(password: "hunter2")
+        let tier = RedisTier(config: Self.config([redis.endpoint]))
+        defer { tier.close() }
+        #expect(await tier.setValue(Self.bytes, metadata: nil, forKey: "k"))
+        #expect(await tier.value(forKey: "k")?.data == Self.bytes)
+        var wrong = redis.endpoint
+        wrong.password = "wrong"
+        let refused = RedisTier(config: Self.config([wrong]))
+        defer { refused.close() }
+        #expect(await refused.value(forKey: "k") == nil)
+        #expect(await refused.setValue(Self.bytes, metadata: nil, forKey: "j") == false)
+        #expect(refused.statistics.errors == 2)
+        var none = redis.endpoint
+        none.password = nil
+        let anonymous = RedisTier(config: Self.config([none]))
+        defer { anonymous.close() }
+        #expect(await anonymous.value(forKey: "k") == nil, "NOAUTH is a miss")
+    }
+
+    @Test func keysSpreadOverThreeServersAndADeadOneCostsOnlyItsShare() async throws {
+        let servers = [try await RedisServerProcess(), try await RedisServerProcess(), try await RedisServerProcess()]
+        let tier = RedisTier(config: Self.config(servers.map(\.endpoint)) {
+            $0.connectTimeout = .milliseconds(200)
+            $0.commandTimeout = .milliseconds(200)
+        })
+        defer { tier.close() }
+        let keys = (0..<60).map { "https://example.com/\($0).jpg" }
+        for key in keys { #expect(await tier.setValue(Self.bytes, metadata: nil, forKey: key)) }
+        let counts = try servers.map { try $0.keyCount() }
+        #expect(counts.reduce(0, +) == 60 && counts.allSatisfy { $0 >= 8 }, "\(counts)")
+        await servers[1].kill()
+        var hits = 0
+        for key in keys where await tier.value(forKey: key) != nil { hits += 1 }
+        #expect(hits == counts[0] + counts[2], "only the dead server's share misses")
+    }
+
+    @Test func aServerThatNeverAnswersCostsOnlyTheTimeoutsAndThenTheBreakerSkipsIt() async throws {
+        let silent = try SilentListener()
+        let tier = RedisTier(config: Self.config([RedisEndpoint(host: "127.0.0.1", port: silent.port)]) {
+            $0.connectTimeout = .milliseconds(100)
+            $0.commandTimeout = .milliseconds(100)
+            $0.failureThreshold = 2
+            $0.breakerCooldown = .seconds(60)
+        })
+        defer { tier.close() }
+        let started = ContinuousClock.now
+        #expect(await tier.value(forKey: "a") == nil)
+        #expect(await tier.setValue(Self.bytes, metadata: nil, forKey: "b") == false)
+        for _ in 0..<20 { #expect(await tier.value(forKey: "c") == nil) }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(30), "bounded, not hung: \(elapsed)")
+        let statistics = tier.statistics
+        #expect(statistics.breakerOpenings == 1 && statistics.skippedWhileOpen == 20 && statistics.errors == 22)
+    }
+
+    @Test func aKilledServerIsSkippedThenReconnectedWhenItIsBack() async throws {
+        let redis = try await RedisServerProcess()
+        let tier = RedisTier(config: Self.config([redis.endpoint]) {
+            $0.connectTimeout = .milliseconds(200)
+            $0.commandTimeout = .milliseconds(200)
+            $0.failureThreshold = 2
+            $0.breakerCooldown = .milliseconds(100)
+        })
+        defer { tier.close() }
+        #expect(await tier.setValue(Self.bytes, metadata: nil, forKey: "before"))
+        await redis.kill()
+        #expect(await tier.value(forKey: "before") == nil, "a dead Redis is a miss")
+        #expect(await tier.setValue(Self.bytes, metadata: nil, forKey: "during") == false)
+        try await redis.start()
+        var stored = false
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !stored, ContinuousClock.now < deadline {
+            stored = await tier.setValue(Self.bytes, metadata: nil, forKey: "after")
+            if !stored { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(stored, "the tier came back by itself")
+        #expect(await tier.value(forKey: "after")?.data == Self.bytes)
+        #expect(tier.statistics.breakerOpenings >= 1)
+    }
+
+    @Test func oneProcessFillsWhileTheOthersWaitForItsValue() async throws {
+        let redis = try await RedisServerProcess()
+        let holder = RedisTier(config: Self.config([redis.endpoint]))
+        let waiter = RedisTier(config: Self.config([redis.endpoint]))
+        defer { holder.close(); waiter.close() }
+        #expect(await holder.beginFill(forKey: "k") == nil, "claimed")
+        let waiting = Task { await waiter.beginFill(forKey: "k") }
+        while waiter.statistics.misses < 2 { try await Task.sleep(for: .milliseconds(5)) }   // it has looked twice and is waiting
+        #expect(await holder.setValue(Self.bytes, metadata: nil, forKey: "k"))
+        #expect(await waiting.value?.data == Self.bytes)
+        #expect(holder.statistics.fillsClaimed == 1 && waiter.statistics.fillsJoined == 1 && waiter.statistics.fillsClaimed == 0)
+        let claimKey = try #require(holder.location(forKey: "k")).key + ":fill"
+        #expect(try redis.command(["EXISTS", claimKey]) == .integer(0), "the store released the claim")
+    }
+
+    @Test func aDeadHoldersClaimExpiresAndAnAbandonedOneEndsAtOnce() async throws {
+        let redis = try await RedisServerProcess()
+        let crashed = RedisTier(config: Self.config([redis.endpoint]) { $0.fillClaimTimeToLive = .milliseconds(300) })
+        let other = RedisTier(config: Self.config([redis.endpoint]))
+        defer { crashed.close(); other.close() }
+        #expect(await crashed.beginFill(forKey: "k") == nil)
+        crashed.close()   // the holder dies without storing or releasing
+        #expect(await other.beginFill(forKey: "k") == nil, "claimed after the dead holder's claim expired")
+        #expect(other.statistics.fillsClaimed == 1 && other.statistics.misses >= 2)
+        await other.endFill(forKey: "k")
+        let third = RedisTier(config: Self.config([redis.endpoint]))
+        defer { third.close() }
+        #expect(await third.beginFill(forKey: "k") == nil)
+        #expect(third.statistics.fillsClaimed == 1 && third.statistics.misses == 1, "claimed at once: the abandoned claim was gone")
+    }
+
+    @Test func removeAllClearsOnlyItsNamespace() async throws {
+        let redis = try await RedisServerProcess()
+        let tier = RedisTier(config: Self.config([redis.endpoint]))
+        let other = RedisTier(config: Self.config([redis.endpoint]) { $0.namespace = "other" })
+        defer { tier.close(); other.close() }
+        for index in 0..<30 { await tier.setValue(Self.bytes, metadata: nil, forKey: "\(index)") }
+        await other.setValue(Self.bytes, metadata: nil, forKey: "kept")
+        await tier.removeAll()
+        #expect(try redis.keyCount() == 1)
+        #expect(await other.value(forKey: "kept") != nil)
+    }
+}
