@@ -15,6 +15,7 @@ struct FetchCommand {
     var variantFormat: VariantFormat?
     var quality: Double?
     var accept: String?
+    var redis = RedisArguments()
     var urls: [String] = []
 
     /// What one URL gave.
@@ -127,8 +128,13 @@ struct FetchCommand {
                 guard let text = value() else { return .failure("--accept needs an Accept header such as 'image/avif,image/webp,*/*'") }
                 command.accept = text
             default:
-                if argument.hasPrefix("--") { return .failure("unknown option \(argument)") }
-                command.urls.append(argument)
+                switch command.redis.parse(argument, value: value) {
+                case .parsed: break
+                case .failed(let message): return .failure(message)
+                case .notMine:
+                    if argument.hasPrefix("--") { return .failure("unknown option \(argument)") }
+                    command.urls.append(argument)
+                }
             }
             index += 1
         }
@@ -147,7 +153,7 @@ struct FetchCommand {
     }
 
     func makeManager() -> WebImageManager {
-        let cache = cacheDirectory.map { ImageCache(directory: $0) } ?? ImageCache.shared
+        let cache = redis.cache(over: cacheDirectory.map { ImageCache(directory: $0) } ?? ImageCache.shared)
         let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: concurrency))
         return WebImageManager(cache: cache, loader: LoadersManager(loaders: [downloader, FileLoader()]))
     }

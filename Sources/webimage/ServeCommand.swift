@@ -16,6 +16,7 @@ struct ServeCommand {
     var queue: Int?
     var allowedHosts: [String] = []
     var sourcePolicy = SourceAddressPolicy.standard
+    var redis = RedisArguments()
     /// The memory tier's limit in bytes of decoded pixels; nil: the cache's default (20 % of RAM, at most 512 MiB).
     var memoryLimit: Int?
 
@@ -83,7 +84,11 @@ struct ServeCommand {
                 default: return .failure("--source-policy is default or public-only")
                 }
             default:
-                return .failure("unknown option \(argument)")
+                switch command.redis.parse(argument, value: value) {
+                case .parsed: break
+                case .failed(let message): return .failure(message)
+                case .notMine: return .failure("unknown option \(argument)")
+                }
             }
             index += 1
         }
@@ -105,7 +110,8 @@ struct ServeCommand {
             cacheConfig.maxMemoryCost = max(memoryLimit, 1)
             cacheConfig.shouldCacheImagesInMemory = memoryLimit > 0
         }
-        let cache = cacheDirectory.map { ImageCache(directory: $0, config: cacheConfig) } ?? ImageCache(namespace: "default", config: cacheConfig)
+        let cache = redis.cache(over: cacheDirectory.map { ImageCache(directory: $0, config: cacheConfig) }
+                                ?? ImageCache(namespace: "default", config: cacheConfig))
         let downloader = Downloader(config: DownloaderConfig(sourceAddressPolicy: sourcePolicy))
         let manager = WebImageManager(cache: cache, loader: downloader)
         let signing: ImageServerConfig.Signing = keyHex.map { .signed(keyHex: $0, saltHex: saltHex ?? "") } ?? .unsigned

@@ -22,7 +22,7 @@ enum Usage {
 
            webimage fetch [--thumbnail N] [--transform SPEC] [--out DIR] [--cache-dir DIR] [--concurrency N]
                           [--refresh] [--format auto|jpeg|png|gif|webp|avif [--quality Q] [--accept HEADER]]
-                          [--keep-profile] [--keep-copyright] URL...
+                          [--keep-profile] [--keep-copyright] [--redis URL]... [--redis-namespace NAME] URL...
                                         load each URL (http, https, file, data, or a local path) through the
                                         manager; one tab-separated line per URL: url, source tier
                                         (none/memory/disk), width, height, bytes (- when none), ms; or url,
@@ -42,10 +42,15 @@ enum Usage {
       --accept H      the Accept header --format auto chooses for, e.g. 'image/avif,image/webp,*/*'
       --keep-profile  keep each source's pixels and ICC profile (default: converted to sRGB, no profile)
       --keep-copyright  keep each source's EXIF copyright notice in its variant (default: no metadata)
+      --redis URL     a shared cache tier on Redis, redis://[:password@]host:port[/db], behind the memory and
+                      disk tiers (repeat for several servers; keys spread by rendezvous hashing); processes
+                      sharing it fetch each URL from the origin once between them. A failing Redis only
+                      slows loads down. Also for serve.
+      --redis-namespace NAME  keys are webimage:v1:NAME:<md5> (default: default)
 
            webimage serve [--bind 127.0.0.1] [--port 8080] [--cache-dir DIR] [--key HEX --salt HEX | --unsigned]
                           [--max-inflight N] [--queue N] [--allow-host PATTERN]... [--source-policy default|public-only]
-                          [--memory-limit MIB] [--demo]
+                          [--memory-limit MIB] [--demo] [--redis URL]... [--redis-namespace NAME]
                                         an image server for imgproxy-style URLs on libmicrohttpd, until Ctrl-C or
                                         SIGTERM (then it drains, flushes the cache and exits 0); see the README
       --key, --salt   imgproxy's URL signature key and salt, in hex; without them --unsigned must be said
@@ -53,7 +58,7 @@ enum Usage {
                       the rest get 429
       --allow-host P  source hosts allowed (example.com, *.example.com; repeatable; default any)
       --memory-limit  the memory tier of decoded pixels, in MiB (default 20 % of RAM, at most 512)
-      --demo          serve the demo page at / (always with --unsigned)
+      --demo          serve the demo page at / (also with --unsigned, unless --source-policy public-only)
 
            webimage cache stats [DIR | --cache-dir DIR]   entries and bytes of a disk cache directory
                                                           (default: the shared cache's folder)

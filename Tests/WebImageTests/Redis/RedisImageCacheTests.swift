@@ -90,7 +90,11 @@ import Testing
         let (second, secondCache) = manager("b", redis: redis) { $0.maxFillWait = .seconds(600) }
         let url = origin.url("/missing.png")
         async let one: Void = { _ = try? await first.loadImage(url: url) }()
-        while firstCache.shared.statistics.fillsClaimed == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while firstCache.shared.statistics.fillsClaimed == 0 {
+            guard ContinuousClock.now < deadline else { Issue.record("the first manager never claimed the fill"); return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
         await #expect(throws: WebImageError.self) { try await second.loadImage(url: url) }
         await one
         #expect(secondCache.shared.statistics.fillsClaimed == 1 && secondCache.shared.statistics.fillWaitsTimedOut == 0,

@@ -175,7 +175,11 @@ import Testing
         defer { holder.close(); waiter.close() }
         #expect(await holder.beginFill(forKey: "k") == nil, "claimed")
         let waiting = Task { await waiter.beginFill(forKey: "k") }
-        while waiter.statistics.misses < 2 { try await Task.sleep(for: .milliseconds(5)) }   // it has looked twice and is waiting
+        let deadline = ContinuousClock.now + .seconds(120)
+        while waiter.statistics.misses < 2 {   // until it has looked twice and is waiting
+            guard ContinuousClock.now < deadline else { Issue.record("the waiter never looked"); return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(await holder.setValue(Self.bytes, metadata: nil, forKey: "k"))
         #expect(await waiting.value?.data == Self.bytes)
         #expect(holder.statistics.fillsClaimed == 1 && waiter.statistics.fillsJoined == 1 && waiter.statistics.fillsClaimed == 0)
