@@ -14,11 +14,15 @@ let package = Package(
         .systemLibrary(name: "BenchLibAVIF", providers: [.apt(["libavif-dev"])]),
         // The reference: the same libraries called from a bare C loop, reusing one output buffer.
         .target(name: "CBaseline", dependencies: ["BenchLibPNG", "BenchLibJPEG", "BenchLibWebP", "BenchLibGIF", "BenchLibAVIF"]),
+        // The Redis reference: a bare hiredis GET loop in C.
+        .systemLibrary(name: "BenchHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .target(name: "CRedisBaseline", dependencies: ["BenchHiredis"]),
         .executableTarget(
             name: "bench",
             dependencies: [
                 .product(name: "WebImage", package: "WebImage"), .product(name: "WebImageWebP", package: "WebImage"),
-                .product(name: "WebImageAVIF", package: "WebImage"), "CBaseline",
+                .product(name: "WebImageAVIF", package: "WebImage"), .product(name: "WebImageRedis", package: "WebImage"),
+                "CBaseline", "CRedisBaseline",
             ]
         ),
     ],

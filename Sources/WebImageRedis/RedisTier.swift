@@ -47,6 +47,12 @@ public final class RedisTier: Sendable {
         return (prefix + digest, nodes[hashing.node(for: hash)])
     }
 
+    /// The Redis key an entry for `key` is stored under (`webimage:v1:<namespace>:<md5>`), for
+    /// operators with `redis-cli`; `nil` when the tier has no servers.
+    public func redisKey(forKey key: String) -> String? {
+        location(forKey: key)?.key
+    }
+
     /// The entry stored under `key`, or `nil` on a miss, an expired or corrupt entry (deleted), or
     /// any failure (counted in ``statistics``).
     public func value(forKey key: String) async -> CachedData? {

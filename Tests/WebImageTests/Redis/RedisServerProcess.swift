@@ -23,7 +23,11 @@ final class RedisServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        process?.terminate()
+        // SIGKILL, not SIGTERM: Foundation's `Process` passes the starting thread's signal mask on,
+        // and libdispatch's worker threads (which run Swift tasks) block most signals, SIGTERM among
+        // them (seen in the server's /proc/<pid>/status SigBlk): it would outlive the tests.
+        // Without persistence, nothing is lost.
+        if let process { Glibc.kill(process.processIdentifier, SIGKILL) }
     }
 
     var endpoint: RedisEndpoint { RedisEndpoint(host: "127.0.0.1", port: port, password: password) }
@@ -53,14 +57,6 @@ final class RedisServerProcess: @unchecked Sendable {
     func kill() async {
         guard let process else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
-        await waitForExit(process)
-        self.process = nil
-    }
-
-    /// SIGTERM and wait.
-    func stop() async {
-        guard let process else { return }
-        process.terminate()
         await waitForExit(process)
         self.process = nil
     }
@@ -116,6 +112,15 @@ final class SilentListener: Sendable {
     private let fd: Int32
 
     init() throws {
+        (fd, port) = try Self.listeningSocket()
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// A socket listening on 127.0.0.1 at a free port.
+    static func listeningSocket() throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw FixtureError("socket failed") }
         var address = sockaddr_in()
@@ -128,11 +133,35 @@ final class SilentListener: Sendable {
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+}
+
+/// A TCP server on 127.0.0.1 that answers every connection with bytes that are not RESP (an HTTP
+/// error line) and closes it: a Redis port taken by something else.
+final class GarbageServer: @unchecked Sendable {
+    // @unchecked Sendable: `fd` is immutable after init; the accept thread only reads it.
+    let port: Int
+    private let fd: Int32
+
+    init() throws {
+        let listener = try SilentListener.listeningSocket()
+        fd = listener.fd
+        port = listener.port
+        let fd = self.fd
+        Thread {
+            while true {
+                let connection = accept(fd, nil, nil)
+                guard connection >= 0 else { return }   // the listener was shut down
+                let garbage = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8)
+                _ = send(connection, garbage, garbage.count, Int32(MSG_NOSIGNAL))
+                close(connection)
+            }
+        }.start()
     }
 
     deinit {
+        shutdown(fd, Int32(SHUT_RDWR))
         close(fd)
     }
 }

@@ -143,6 +143,33 @@ import Testing
         #expect(statistics.breakerOpenings == 1 && statistics.skippedWhileOpen == 20 && statistics.errors == 22)
     }
 
+    @Test func aServerAnsweringGarbageIsAMissAndThenSkipped() async throws {
+        let garbage = try GarbageServer()
+        let tier = RedisTier(config: Self.config([RedisEndpoint(host: "127.0.0.1", port: garbage.port)]) {
+            $0.failureThreshold = 3
+            $0.breakerCooldown = .seconds(60)
+        })
+        defer { tier.close() }
+        for index in 0..<6 { #expect(await tier.value(forKey: "\(index)") == nil) }
+        #expect(await tier.setValue(Self.bytes, metadata: nil, forKey: "x") == false)
+        let statistics = tier.statistics
+        #expect(statistics.errors == 7 && statistics.breakerOpenings == 1 && statistics.skippedWhileOpen == 4)
+    }
+
+    @Test func aFullRedisRefusesWritesAndReadsGoOn() async throws {
+        let redis = try await RedisServerProcess(arguments: ["--maxmemory", "2mb", "--maxmemory-policy", "noeviction"])
+        let tier = RedisTier(config: Self.config([redis.endpoint]))
+        defer { tier.close() }
+        var stored: [String] = []
+        var refused = 0
+        for index in 0..<2000 where refused == 0 {
+            if await tier.setValue(Self.bytes, metadata: nil, forKey: "\(index)") { stored.append("\(index)") } else { refused += 1 }
+        }
+        #expect(refused == 1, "noeviction: a full Redis answers -OOM")
+        #expect(tier.statistics.errors == 1 && tier.statistics.breakerOpenings == 0, "an error reply is not a dead server")
+        if let first = stored.first { #expect(await tier.value(forKey: first)?.data == Self.bytes, "reads go on") }
+    }
+
     @Test func aKilledServerIsSkippedThenReconnectedWhenItIsBack() async throws {
         let redis = try await RedisServerProcess()
         let tier = RedisTier(config: Self.config([redis.endpoint]) {
