@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WebImage
 
 /// A process's ``ImageCache`` (pixels in memory, bytes on disk) in front of a fleet's ``RedisTier``
@@ -20,6 +21,7 @@ public final class RedisImageCache: LayeredImageCaching {
     public let localCache: ImageCache
     /// The shared tier behind them.
     public let shared: RedisTier
+    private let localTime = Mutex(Duration.zero)
 
     /// Puts `shared` behind `local`. Never throws or blocks (Redis is reached on first use).
     public init(local: ImageCache, shared: RedisTier) {
@@ -40,7 +42,7 @@ public final class RedisImageCache: LayeredImageCaching {
     /// deleted there and are a miss.
     /// - Throws: the local tiers' errors (``DiskCacheError/readFailed(path:errno:)``); never Redis's.
     public func query(forKey key: String, query: ImageCacheQuery) async throws -> ImageCacheResult? {
-        if let hit = try await localCache.query(forKey: key, query: query) { return hit }
+        if let hit = try await timed({ try await localCache.query(forKey: key, query: query) }) { return hit }
         guard query.cacheType.includesDisk, !key.isEmpty, let entry = await shared.value(forKey: key) else { return nil }
         if localCache.diskCache != nil {
             try? await localCache.storeData(entry.data, forKey: key, metadata: entry.metadata)
@@ -61,7 +63,11 @@ public final class RedisImageCache: LayeredImageCaching {
     ///   Redis has been written all the same; never Redis's.
     public func store(_ image: Image, data: Data?, forKey key: String, cacheType: ImageCacheType, metadata: DiskCacheMetadata?) async throws {
         var localError: (any Error)?
-        do { try await localCache.store(image, data: data, forKey: key, cacheType: cacheType, metadata: metadata) } catch { localError = error }
+        do {
+            try await timed { try await localCache.store(image, data: data, forKey: key, cacheType: cacheType, metadata: metadata) }
+        } catch {
+            localError = error
+        }
         if cacheType.includesDisk, !key.isEmpty {
             if let bytes = localCache.serializer.data(for: image, originalData: data, key: key) {
                 await shared.setValue(bytes, metadata: metadata, forKey: key)
@@ -76,7 +82,7 @@ public final class RedisImageCache: LayeredImageCaching {
     /// - Throws: the local disk tier's failure, after Redis has been written all the same.
     public func storeData(_ data: Data, forKey key: String, metadata: DiskCacheMetadata?) async throws {
         var localError: (any Error)?
-        do { try await localCache.storeData(data, forKey: key, metadata: metadata) } catch { localError = error }
+        do { try await timed { try await localCache.storeData(data, forKey: key, metadata: metadata) } } catch { localError = error }
         if !key.isEmpty { await shared.setValue(data, metadata: metadata, forKey: key) }
         if let localError { throw localError }
     }
@@ -84,7 +90,7 @@ public final class RedisImageCache: LayeredImageCaching {
     /// The bytes under `key` from the local disk, else from Redis (then stored on the local disk).
     /// - Throws: the local disk tier's read error; never Redis's.
     public func cachedData(forKey key: String) async throws -> CachedData? {
-        if let hit = try await localCache.cachedData(forKey: key) { return hit }
+        if let hit = try await timed({ try await localCache.cachedData(forKey: key) }) { return hit }
         guard !key.isEmpty, let entry = await shared.value(forKey: key) else { return nil }
         try? await localCache.storeData(entry.data, forKey: key, metadata: entry.metadata)
         return entry
@@ -137,5 +143,15 @@ public final class RedisImageCache: LayeredImageCaching {
     /// Ends this process's claim on `key` in Redis.
     public func abandonFill(forKey key: String) async {
         await shared.endFill(forKey: key)
+    }
+
+    /// Time spent in the local tiers' lookups and stores, in total (Redis's is
+    /// ``RedisTierStatistics/timeSpent``; hits and misses are each tier's statistics).
+    public var localTimeSpent: Duration { localTime.withLock { $0 } }
+
+    private func timed<Result>(_ body: () async throws -> Result) async rethrows -> Result {
+        let started = ContinuousClock.now
+        defer { let elapsed = ContinuousClock.now - started; localTime.withLock { $0 += elapsed } }
+        return try await body()
     }
 }

@@ -11,7 +11,7 @@ import WebImageRedis
 ///   on the same value and to `redis-benchmark -t set,get -d 20000 -c 1` (goal ≥ 0.8×).
 /// - **A cold fleet**: four `webimage fetch` processes started at once over the same 1000 URLs from
 ///   nginx (`/files/`, 20 KB JPEGs), with and without `--redis`: total time and origin requests
-///   (nginx's counter) side by side.
+///   (nginx's counter) side by side. `BENCH_REDIS_FLEET=0` skips it.
 enum RedisBenchmarks {
     static func run(iterations: Int) async throws -> [Row] {
         guard let serverPath = Measure.which("redis-server"), let cli = Measure.which("redis-cli"),
@@ -40,7 +40,7 @@ enum RedisBenchmarks {
         }
         guard ready else { throw BenchError("redis-server did not start on port \(port)") }
         var rows = try await hitRows(port: port, cli: cli, benchmark: benchmark, iterations: iterations)
-        rows += try fleetRows(port: port, cli: cli, work: directory)
+        if ProcessInfo.processInfo.environment["BENCH_REDIS_FLEET"] != "0" { rows += try fleetRows(port: port, cli: cli, work: directory) }
         return rows
     }
 

@@ -45,6 +45,7 @@ import Testing
         let again = try await second.loadImage(url: url)
         #expect(again.cacheType == .memory)
         #expect(secondCache.shared.statistics.hits == 1)
+        #expect(secondCache.localTimeSpent > .zero && secondCache.shared.statistics.timeSpent > .zero, "time per tier")
         await first.shutdown()
         await second.shutdown()
     }
