@@ -19,6 +19,10 @@ final class RedisNode: Sendable {
     let breaker: CircuitBreaker
     private let queue: JobQueue
     private let commandTimeout: Duration
+    /// Counts lost connections: when one connection of the node breaks (the server died or
+    /// restarted), the others are stale too, and each reconnects before its next command instead of
+    /// failing once more (a restarted server is then used again by the first probe).
+    private let generation = Generation()
 
     init(endpoint: RedisEndpoint, config: RedisTierConfig) {
         self.endpoint = endpoint
@@ -26,12 +30,12 @@ final class RedisNode: Sendable {
         queue = JobQueue(limit: config.maxQueuedCommands)
         commandTimeout = config.commandTimeout
         for index in 0..<max(1, config.connectionsPerNode) {
-            let queue = self.queue, breaker = self.breaker
+            let queue = self.queue, breaker = self.breaker, generation = self.generation
             let (connectTimeout, commandTimeout) = (config.connectTimeout, config.commandTimeout)
             let thread = Thread {
                 Self.blockSIGPIPE()
                 let connection = RedisConnection(endpoint: endpoint, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
-                Self.work(queue: queue, connection: connection, breaker: breaker, name: "\(endpoint)")
+                Self.work(queue: queue, connection: connection, breaker: breaker, generation: generation, name: "\(endpoint)")
             }
             thread.name = "webimage.redis.\(endpoint.host):\(endpoint.port).\(index)"
             thread.start()
@@ -60,8 +64,12 @@ final class RedisNode: Sendable {
         queue.close()
     }
 
-    private static func work(queue: JobQueue, connection: RedisConnection, breaker: CircuitBreaker, name: String) {
+    private static func work(queue: JobQueue, connection: RedisConnection, breaker: CircuitBreaker, generation: Generation, name: String) {
+        var openedIn = -1
         while let job = queue.pop() {
+            let current = generation.value.load(ordering: .relaxed)
+            if connection.isOpen && openedIn != current { connection.close() }
+            if !connection.isOpen { openedIn = current }
             guard ContinuousClock.now < job.deadline else {
                 breaker.recordFailure()   // the node is too slow to keep up (and a probe must end)
                 job.complete(.failure(.timedOut(endpoint: name)))
@@ -73,6 +81,7 @@ final class RedisNode: Sendable {
                 job.complete(.success(replies))
             } catch {
                 breaker.recordFailure()
+                if case .connectionLost = error { generation.value.add(1, ordering: .relaxed) }
                 job.complete(.failure(error))
             }
         }
@@ -87,6 +96,11 @@ final class RedisNode: Sendable {
         sigaddset(&set, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
+}
+
+/// A node's count of lost connections (see ``RedisNode``).
+final class Generation: Sendable {
+    let value = Atomic<Int>(0)
 }
 
 /// A command pipeline waiting for a connection.
