@@ -56,6 +56,11 @@ final class CircuitBreaker: Sendable {
         }
     }
 
+    /// Ends a probe without an outcome (it was never sent): the next call after the cooldown probes.
+    func endProbe() {
+        state.withLock { $0.probing = false }
+    }
+
     /// Whether calls are being skipped now.
     var isOpen: Bool {
         state.withLock { state in state.openUntil.map { ContinuousClock.now < $0 || state.probing } ?? false }

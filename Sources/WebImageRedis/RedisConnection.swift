@@ -67,7 +67,7 @@ final class RedisConnection {
 
     private func open() throws(RedisError) {
         let name = "\(endpoint)"
-        guard let context = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), Self.timeval(connectTimeout)) else {
+        guard let context = redisConnectWithTimeout(endpoint.host, Int32(clamping: endpoint.port), Self.timeval(connectTimeout)) else {
             throw .connectionFailed(endpoint: name, reason: "out of memory")
         }
         guard context.pointee.err == 0 else {
@@ -112,8 +112,10 @@ final class RedisConnection {
         }
     }
 
+    /// `duration` as a `timeval`: at least 1 ms, at most a day (never traps).
     private static func timeval(_ duration: Duration) -> Glibc.timeval {
-        let microseconds = max(1000, duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
+        let seconds = min(max(duration.components.seconds, 0), 86_400)
+        let microseconds = max(1000, seconds * 1_000_000 + max(duration.components.attoseconds, 0) / 1_000_000_000_000)
         return Glibc.timeval(tv_sec: Int(microseconds / 1_000_000), tv_usec: Int(microseconds % 1_000_000))
     }
 

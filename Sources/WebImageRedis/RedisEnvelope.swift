@@ -29,7 +29,8 @@ enum RedisEnvelope {
         let format = Array(contents.format.rawValue.utf8.prefix(255))
         out.append(UInt8(format.count))
         out += format
-        append(Int64((contents.expiresAt.timeIntervalSince1970 * 1000).rounded()), to: &out)
+        let expiry = (contents.expiresAt.timeIntervalSince1970 * 1000).rounded()
+        append(expiry.isFinite ? Int64(min(max(expiry, -9.0e18), 9.0e18)) : Int64.max, to: &out)
         let metadata = contents.metadata
         appendText(metadata?.entityTag, to: &out)
         appendText(metadata?.lastModified, to: &out)

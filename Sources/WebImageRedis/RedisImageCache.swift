@@ -24,17 +24,26 @@ public final class RedisImageCache: LayeredImageCaching {
     private let localTime = Mutex(Duration.zero)
 
     /// Puts `shared` behind `local`. Never throws or blocks (Redis is reached on first use).
-    public init(local: ImageCache, shared: RedisTier) {
+    public convenience init(local: ImageCache, shared: RedisTier) {
+        self.init(local: local, shared: shared, ownsTier: false)
+    }
+
+    private init(local: ImageCache, shared: RedisTier, ownsTier: Bool) {
         localCache = local
         self.shared = shared
+        self.ownsTier = ownsTier
     }
+
+    /// Whether ``shutdown()`` closes ``shared``: only a tier this cache created (another cache may
+    /// share one given to it).
+    private let ownsTier: Bool
 
     /// Creates the local cache and the tier in one call.
     /// - Parameters:
     ///   - local: the process's cache; default a new ``ImageCache`` in namespace `default`.
     ///   - redis: the servers, namespace, limits and timeouts (``RedisTierConfig``).
     public convenience init(local: ImageCache = ImageCache(namespace: "default"), redis: RedisTierConfig) {
-        self.init(local: local, shared: RedisTier(config: redis))
+        self.init(local: local, shared: RedisTier(config: redis), ownsTier: true)
     }
 
     /// Looks in the local tiers, then (when `query` reaches the disk tier) in Redis; a Redis hit is
@@ -46,15 +55,23 @@ public final class RedisImageCache: LayeredImageCaching {
         guard query.cacheType.includesDisk, !key.isEmpty, let entry = await shared.value(forKey: key) else { return nil }
         if localCache.diskCache != nil {
             try? await localCache.storeData(entry.data, forKey: key, metadata: entry.metadata)
-            if let hit = try await localCache.query(forKey: key, query: query) { return hit }
-        } else if let image = try? localCache.coders.decode(entry.data, options: query.decodeOptions) {
+            if let hit = try? await localCache.query(forKey: key, query: query) { return hit }
+        }
+        // The local tiers could not keep or read it (no disk tier, a full disk, an entry evicted at
+        // once): decode it here. Only bytes no coder reads are deleted from Redis, never bytes this
+        // process's own limits refuse.
+        do {
+            let image = try localCache.coders.decode(entry.data, options: query.decodeOptions)
             if query.promotesToMemory && query.decodeOptions.decodesFullImage {
                 try? await localCache.store(image, data: nil, forKey: key, cacheType: .memory, metadata: nil)
             }
             return ImageCacheResult(image: image, data: entry.data, cacheType: .disk, metadata: entry.metadata)
+        } catch ImageCodingError.imageTooLarge, ImageCodingError.animationTooLarge, ImageCodingError.insufficientMemory {
+            return nil
+        } catch {
+            await shared.removeValue(forKey: key)
+            return nil
         }
-        await shared.removeValue(forKey: key)   // bytes no coder reads
-        return nil
     }
 
     /// Stores in the local tiers, then the bytes on disk (the original `data`, or what the local
@@ -125,11 +142,12 @@ public final class RedisImageCache: LayeredImageCaching {
         await localCache.run()
     }
 
-    /// Shuts the local cache down and closes the Redis connections: later reads and stores work
-    /// from the local tiers alone.
+    /// Shuts the local cache down and, when this cache created its tier
+    /// (``init(local:redis:)``), closes the Redis connections: later reads and stores then work from
+    /// the local tiers alone. A tier given to ``init(local:shared:)`` stays open for its other users.
     public func shutdown() async {
         await localCache.shutdown()
-        shared.close()
+        if ownsTier { shared.close() }
     }
 
     /// Claims `key` for this process in Redis, or waits for the process that holds it and returns

@@ -23,12 +23,21 @@ final class RedisNode: Sendable {
     /// restarted), the others are stale too, and each reconnects before its next command instead of
     /// failing once more (a restarted server is then used again by the first probe).
     private let generation = Generation()
+    /// Callers still waiting, answered `timedOut` at ``callLimit`` by a watchdog thread.
+    private let pending = PendingCommands()
+    /// The longest a caller waits: a free connection (the command timeout), connecting, and the command.
+    let callLimit: Duration
 
     init(endpoint: RedisEndpoint, config: RedisTierConfig) {
         self.endpoint = endpoint
         breaker = CircuitBreaker(threshold: config.failureThreshold, cooldown: config.breakerCooldown)
         queue = JobQueue(limit: config.maxQueuedCommands)
         commandTimeout = config.commandTimeout
+        callLimit = config.connectTimeout + config.commandTimeout * 2
+        let watchedBreaker = breaker
+        pending.startWatchdog(interval: min(max(config.commandTimeout / 5, .milliseconds(5)), .milliseconds(50)), name: "\(endpoint)") {
+            watchedBreaker.recordFailure()
+        }
         for index in 0..<max(1, config.connectionsPerNode) {
             let queue = self.queue, breaker = self.breaker, generation = self.generation
             let (connectTimeout, commandTimeout) = (config.connectTimeout, config.commandTimeout)
@@ -44,24 +53,37 @@ final class RedisNode: Sendable {
 
     /// Sends `commands` as one pipeline on a free connection and returns their replies.
     /// - Throws: ``RedisError``: `unavailable` at once while the breaker is open, the queue is full
-    ///   or the node is closed; `timedOut`, `connectionFailed`, `connectionLost` from the connection.
+    ///   or the node is closed; `timedOut` when no reply came within ``callLimit`` (whatever the
+    ///   worker is stuck on); `connectionFailed`, `connectionLost` from the connection.
     func run(_ commands: [[Data]]) async throws(RedisError) -> [RedisReply] {
         let name = "\(endpoint)"
         guard breaker.decide() == .allow else { throw .unavailable(endpoint: name) }
+        let now = ContinuousClock.now
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[RedisReply], RedisError>, Never>) in
-            let job = Job(commands: commands, deadline: .now + commandTimeout) { continuation.resume(returning: $0) }
+            let caller = ResumeOnce(continuation)
+            let id = pending.add(caller, limit: now + callLimit)
+            let job = Job(commands: commands, deadline: now + commandTimeout) { [pending] result in
+                pending.remove(id)
+                caller.resume(result)
+            }
             if !queue.push(job) {
-                breaker.recordFailure()   // ends a probe that never ran, too
-                continuation.resume(returning: .failure(.unavailable(endpoint: name)))
+                pending.remove(id)
+                breaker.endProbe()   // a probe that never ran proves nothing either way
+                caller.resume(.failure(.unavailable(endpoint: name)))
             }
         }
         return try result.get()
     }
 
-    /// Stops the worker threads once the commands already queued have run; later calls fail with
-    /// `unavailable`.
+    /// Stops the worker threads once the commands already queued have run, and the watchdog;
+    /// later calls fail with `unavailable`.
     func close() {
         queue.close()
+        pending.close()
+    }
+
+    deinit {
+        close()
     }
 
     private static func work(queue: JobQueue, connection: RedisConnection, breaker: CircuitBreaker, generation: Generation, name: String) {
@@ -71,13 +93,13 @@ final class RedisNode: Sendable {
             if connection.isOpen && openedIn != current { connection.close() }
             if !connection.isOpen { openedIn = current }
             guard ContinuousClock.now < job.deadline else {
-                breaker.recordFailure()   // the node is too slow to keep up (and a probe must end)
+                breaker.endProbe()   // waited too long for a connection: local congestion, not the node's failure
                 job.complete(.failure(.timedOut(endpoint: name)))
                 continue
             }
             do {
                 let replies = try connection.run(job.commands)
-                breaker.recordSuccess()
+                if replies.contains(where: Self.isNodeUnusable) { breaker.recordFailure() } else { breaker.recordSuccess() }
                 job.complete(.success(replies))
             } catch {
                 breaker.recordFailure()
@@ -86,6 +108,14 @@ final class RedisNode: Sendable {
             }
         }
         connection.close()
+    }
+
+    /// Whether an error reply says the node cannot serve anything now (loading its data, a read-only
+    /// replica, a lost login, a busy script, no primary), rather than that one command failed
+    /// (`-OOM`, `-WRONGTYPE`): the former counts against the breaker.
+    static func isNodeUnusable(_ reply: RedisReply) -> Bool {
+        guard let text = reply.errorText else { return false }
+        return ["LOADING", "READONLY", "NOAUTH", "WRONGPASS", "MASTERDOWN", "BUSY", "NOREPLICAS"].contains { text.hasPrefix($0) }
     }
 
     /// Blocks `SIGPIPE` in the calling (worker) thread: a write to a closed socket then fails with

@@ -68,7 +68,7 @@ public final class RedisTier: Sendable {
     public func setValue(_ data: Data, metadata: DiskCacheMetadata?, forKey key: String) async -> Bool {
         guard let (redisKey, node) = location(forKey: key) else { return false }
         let release = releaseCommand(forRedisKey: redisKey)
-        guard data.count <= config.maxValueBytes else {
+        guard data.count + (metadata?.extendedData?.count ?? 0) <= config.maxValueBytes else {
             counters.withLock { $0.oversizeSkipped += 1 }
             if let release { _ = await run([release], on: node) }
             return false
@@ -107,14 +107,16 @@ public final class RedisTier: Sendable {
         let deadline = ContinuousClock.now + config.maxFillWait
         var waited = false
         while true {
-            let claim: [Data] = ["SET", claimKey, token, "NX", "PX", "\(config.fillClaimTimeToLive.redisMilliseconds)"].map { Data($0.utf8) }
-            guard let replies = await run([["GET", redisKey].map { Data($0.utf8) }, claim], on: node) else { return nil }
-            if let found = await entry(from: replies[0], redisKey: redisKey, node: node) {
-                if replies[1] == .status("OK") { _ = await run([Self.releaseScript(claimKey, token)], on: node) }
+            // One atomic step: the value if it is there, else the claim if nobody holds it.
+            let step = ["EVAL", Self.getOrClaimScript, "2", redisKey, claimKey, token, "\(config.fillClaimTimeToLive.redisMilliseconds)"]
+            guard let replies = await run([step], on: node), case .array(let answer) = replies[0], let first = answer.first else { return nil }
+            if first == .integer(1), answer.count == 2 {
+                guard let found = await entry(from: answer[1], redisKey: redisKey, node: node) else { return nil }
                 if waited { counters.withLock { $0.fillsJoined += 1 } }
                 return found
             }
-            if replies[1] == .status("OK") {
+            counters.withLock { $0.misses += 1 }
+            if first == .integer(0) {
                 claims.withLock { $0[claimKey] = token }
                 counters.withLock { $0.fillsClaimed += 1 }
                 return nil
@@ -137,10 +139,17 @@ public final class RedisTier: Sendable {
 
     /// Deletes every entry of this namespace on every server (`SCAN MATCH` + `UNLINK`).
     public func removeAll() async {
+        // The namespace is matched literally: glob characters in it are escaped.
+        let pattern = prefix.reduce(into: "") { text, character in
+            if "*?[]\\".contains(character) { text.append("\\") }
+            text.append(character)
+        } + "*"
         for node in nodes {
             var cursor = "0"
+            var rounds = 0
             repeat {
-                guard let replies = await run([["SCAN", cursor, "MATCH", prefix + "*", "COUNT", "1000"]], on: node),
+                rounds += 1
+                guard rounds <= 1_000_000, let replies = await run([["SCAN", cursor, "MATCH", pattern, "COUNT", "1000"]], on: node),
                       case .array(let parts) = replies[0], parts.count == 2, case .string(let next) = parts[0],
                       case .array(let keys) = parts[1] else { break }
                 cursor = String(decoding: next, as: UTF8.self)
@@ -188,6 +197,15 @@ public final class RedisTier: Sendable {
         let claimKey = redisKey + ":fill"
         return claims.withLock { $0.removeValue(forKey: claimKey) }.map { Self.releaseScript(claimKey, $0) }
     }
+
+    /// `{1, value}` when KEYS[1] holds a value, else `{0}` after claiming KEYS[2] for ARGV[2] ms with
+    /// token ARGV[1], else `{2}` (another process holds the claim).
+    private static let getOrClaimScript = """
+        local value = redis.call('get', KEYS[1])
+        if value then return {1, value} end
+        if redis.call('set', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {0} end
+        return {2}
+        """
 
     /// Deletes `claimKey` only if it still holds `token` (a claim that expired and was taken by
     /// another process stays theirs).

@@ -8,7 +8,8 @@ public struct RedisTierConfig: Sendable {
     public var namespace: String
     /// How long an entry lives in Redis (`SET … PX`); default 7 days.
     public var timeToLive: Duration
-    /// Entries with more bytes than this stay in the local tiers only; default 4 MiB.
+    /// Entries with more bytes than this stay in the local tiers only; default 4 MiB (at most 512 MiB,
+    /// Redis's own limit for a value).
     public var maxValueBytes: Int
     /// How long connecting (and logging in) may take; default 250 ms.
     public var connectTimeout: Duration
@@ -38,7 +39,7 @@ public struct RedisTierConfig: Sendable {
         self.endpoints = endpoints
         self.namespace = namespace
         self.timeToLive = timeToLive
-        self.maxValueBytes = maxValueBytes
+        self.maxValueBytes = min(max(maxValueBytes, 0), 512 << 20)
         self.connectTimeout = connectTimeout
         self.commandTimeout = commandTimeout
         self.connectionsPerNode = connectionsPerNode
@@ -52,8 +53,9 @@ public struct RedisTierConfig: Sendable {
 }
 
 extension Duration {
-    /// Whole milliseconds, at least 1 (Redis's `PX`).
+    /// Whole milliseconds, from 1 to about 290 million years (Redis's `PX`; never traps).
     var redisMilliseconds: Int {
-        max(1, Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000))
+        let seconds = min(max(components.seconds, 0), Int64.max / 1000 - 1)
+        return max(1, Int(seconds * 1000 + max(components.attoseconds, 0) / 1_000_000_000_000_000))
     }
 }

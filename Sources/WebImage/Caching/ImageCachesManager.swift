@@ -121,12 +121,15 @@ public final class ImageCachesManager: ImageCaching {
         }
     }
 
-    /// The first bytes a cache the store policy reaches gives (caches asked one after another, so
-    /// a cache that claims the key is never passed over for one that would have waited); `nil`
-    /// when none does.
+    /// The first bytes a cache the store policy reaches gives, asked one after another; the caches
+    /// asked before it end the claims they may have taken (the bytes will not be stored to them).
+    /// `nil` when none gives bytes.
     public func beginFill(forKey key: String) async -> CachedData? {
-        for cache in targets(storePolicy) {
-            if let filled = await cache.beginFill(forKey: key) { return filled }
+        let caches = targets(storePolicy)
+        for (index, cache) in caches.enumerated() {
+            guard let filled = await cache.beginFill(forKey: key) else { continue }
+            for earlier in caches[..<index] { await earlier.abandonFill(forKey: key) }
+            return filled
         }
         return nil
     }

@@ -94,10 +94,13 @@ struct ImageLoadPipeline: Sendable {
             throw .rejected(url: url, reason: "the manager's shouldDownload hook refused to download it")
         }
         // Fleet-wide single flight: another process may be fetching these bytes for a shared tier.
+        // The claim is taken in the cache the bytes are stored to: the original's cache for a
+        // derived result, the result's own cache otherwise.
         let fills = cached == nil && !options.contains(.fromLoaderOnly) && storesOriginalBytes
+        let fillCache = isDerived ? originalCache : cache
         if fills {
             let waitStarted = clock.now
-            if await originalCache.beginFill(forKey: originalKey) != nil,
+            if await fillCache.beginFill(forKey: originalKey) != nil,
                let found = try await lookUp(durations: &durations, lookupStarted: waitStarted) {
                 counters.add(\.sharedFills)
                 return found.outcome
@@ -106,7 +109,7 @@ struct ImageLoadPipeline: Sendable {
         do {
             return try await fetch(cached: cached, cachedMetadata: cachedMetadata, durations: durations, emit: emit)
         } catch {
-            if fills { await originalCache.abandonFill(forKey: originalKey) }
+            if fills { await fillCache.abandonFill(forKey: originalKey) }
             throw error
         }
     }
@@ -260,7 +263,10 @@ struct ImageLoadPipeline: Sendable {
         let serializer = context.cacheSerializer
         let write: @Sendable () async throws -> Void = {
             if let serializer {
-                guard let bytes = serializer.data(for: image, originalData: data, key: key) else { return }
+                guard let bytes = serializer.data(for: image, originalData: data, key: key) else {
+                    await cache.abandonFill(forKey: key)   // nothing stored: a claim on the key must not wait out its lifetime
+                    return
+                }
                 try await cache.storeData(bytes, forKey: key, metadata: metadata)
             } else {
                 try await cache.store(image, data: data, forKey: key, cacheType: .disk, metadata: metadata)

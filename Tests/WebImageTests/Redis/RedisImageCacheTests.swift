@@ -53,6 +53,33 @@ import Testing
         await second.shutdown()
     }
 
+    @Test func bytesThisProcessCannotKeepStayInRedisAndBytesNoCoderReadsAreDeleted() async throws {
+        let redis = try await RedisServerProcess()
+        let (_, cache) = manager("limits", redis: redis)
+        let picture = try encodedPicture(width: 40, height: 30)
+        await cache.shared.setValue(picture, metadata: nil, forKey: "big")
+        await cache.shared.setValue(Data("not an image at all".utf8), metadata: nil, forKey: "junk")
+        let tooSmall = ImageCacheQuery(decodeOptions: DecodeOptions(pixelCountLimit: 100))
+        #expect(try await cache.query(forKey: "big", query: tooSmall) == nil, "this process's pixel limit refuses it")
+        #expect(await cache.shared.containsValue(forKey: "big"), "but the fleet's copy stays")
+        #expect(try await cache.query(forKey: "big", query: ImageCacheQuery())?.image.width == 40)
+        #expect(try await cache.query(forKey: "junk", query: ImageCacheQuery()) == nil)
+        #expect(await cache.shared.containsValue(forKey: "junk") == false, "bytes no coder reads are deleted")
+    }
+
+    @Test func aSerializerThatStoresNothingEndsTheClaim() async throws {
+        let redis = try await RedisServerProcess()
+        let (manager, cache) = manager("serializer", redis: redis)
+        var context = WebImageContext()
+        context.cacheSerializer = NothingSerializer()
+        let url = origin.url("/5.png")
+        _ = try await manager.loadImage(url: url, options: .waitStoreCache, context: context)
+        #expect(cache.shared.statistics.fillsClaimed == 1)
+        let claimKey = try #require(cache.shared.redisKey(forKey: url.absoluteString)) + ":fill"
+        #expect(try redis.command(["EXISTS", claimKey]) == .integer(0), "released, not left to expire")
+        await manager.shutdown()
+    }
+
     @Test func managersMissingTheSameURLsAtOnceFetchEachFromTheOriginOnce() async throws {
         let redis = try await RedisServerProcess()
         let fleet = (0..<3).map { manager("m\($0)", redis: redis) }
@@ -136,4 +163,9 @@ import Testing
         #expect(stored >= 1, "stores reach the restarted Redis")
         await manager.shutdown()
     }
+}
+
+/// A serializer that keeps nothing on disk.
+struct NothingSerializer: CacheSerializer {
+    func data(for image: Image, originalData: Data?, key: String) -> Data? { nil }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 @testable import WebImageRedis
 
 /// A real `redis-server` (Debian's `redis-server` package) on 127.0.0.1 at a free port, with its own
@@ -164,4 +165,42 @@ final class GarbageServer: @unchecked Sendable {
         shutdown(fd, Int32(SHUT_RDWR))
         close(fd)
     }
+}
+
+/// A TCP server on 127.0.0.1 that answers every connection with one byte every 20 ms and never
+/// finishes the reply: each `read` succeeds within any socket timeout, the command never ends.
+final class TricklingServer: @unchecked Sendable {
+    // @unchecked Sendable: `fd` and `stopped` are set in init and read by the threads; `stopped` is atomic.
+    let port: Int
+    private let fd: Int32
+    private let stopped = StopFlag()
+
+    init() throws {
+        (fd, port) = try SilentListener.listeningSocket()
+        let fd = self.fd, stopped = self.stopped
+        Thread {
+            while true {
+                let connection = accept(fd, nil, nil)
+                guard connection >= 0 else { return }
+                Thread {
+                    var byte: UInt8 = UInt8(ascii: "+")
+                    while !stopped.value.load(ordering: .relaxed), send(connection, &byte, 1, Int32(MSG_NOSIGNAL)) == 1 {
+                        byte = UInt8(ascii: "x")
+                        usleep(20_000)
+                    }
+                    close(connection)
+                }.start()
+            }
+        }.start()
+    }
+
+    deinit {
+        stopped.value.store(true, ordering: .relaxed)
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+    }
+}
+
+final class StopFlag: Sendable {
+    let value = Atomic<Bool>(false)
 }

@@ -157,6 +157,39 @@ import Testing
         #expect(statistics.errors == 7 && statistics.breakerOpenings == 1 && statistics.skippedWhileOpen == 4)
     }
 
+    @Test func aServerTricklingItsReplyIsCutOffByTheCallLimit() async throws {
+        let trickling = try TricklingServer()
+        let tier = RedisTier(config: Self.config([RedisEndpoint(host: "127.0.0.1", port: trickling.port)]) {
+            $0.connectTimeout = .milliseconds(100)
+            $0.commandTimeout = .milliseconds(100)   // each read gets a byte within it: only the call limit ends the command
+            $0.breakerCooldown = .seconds(3600)
+        })
+        defer { tier.close() }
+        #expect(await tier.value(forKey: "k") == nil)
+        #expect(tier.statistics.errors == 1)
+    }
+
+    @Test func nodeWideErrorRepliesCountAgainstTheBreakerAndCommandErrorsDoNot() {
+        #expect(RedisNode.isNodeUnusable(.error("LOADING Redis is loading the dataset in memory")))
+        #expect(RedisNode.isNodeUnusable(.error("READONLY You can't write against a read only replica.")))
+        #expect(RedisNode.isNodeUnusable(.error("NOAUTH Authentication required.")))
+        #expect(!RedisNode.isNodeUnusable(.error("OOM command not allowed when used memory > 'maxmemory'.")))
+        #expect(!RedisNode.isNodeUnusable(.error("WRONGTYPE Operation against a key holding the wrong kind of value")))
+        #expect(!RedisNode.isNodeUnusable(.string(Data("LOADING".utf8))))
+    }
+
+    @Test func removeAllMatchesItsNamespaceLiterally() async throws {
+        let redis = try await RedisServerProcess()
+        let glob = RedisTier(config: Self.config([redis.endpoint]) { $0.namespace = "a*" })
+        let other = RedisTier(config: Self.config([redis.endpoint]) { $0.namespace = "ab" })
+        defer { glob.close(); other.close() }
+        await glob.setValue(Self.bytes, metadata: nil, forKey: "1")
+        await other.setValue(Self.bytes, metadata: nil, forKey: "2")
+        await glob.removeAll()
+        #expect(await glob.value(forKey: "1") == nil)
+        #expect(await other.value(forKey: "2") != nil, "'a*' is not a pattern for 'ab'")
+    }
+
     @Test func aFullRedisRefusesWritesAndReadsGoOn() async throws {
         let redis = try await RedisServerProcess(arguments: ["--maxmemory", "2mb", "--maxmemory-policy", "noeviction"])
         let tier = RedisTier(config: Self.config([redis.endpoint]))
