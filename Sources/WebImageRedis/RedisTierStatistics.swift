@@ -13,7 +13,8 @@ public struct RedisTierStatistics: Sendable, Hashable {
     /// Commands that failed: timeouts, lost connections, error replies, skipped nodes. Each is a miss
     /// or a write left local, never an error for a load.
     public var errors = 0
-    /// Commands not sent because their node's circuit breaker was open (counted in ``errors`` too).
+    /// Commands not sent because their node's circuit breaker was open, its queue was full, or the
+    /// tier was closed (counted in ``errors`` too).
     public var skippedWhileOpen = 0
     /// Times a node's circuit breaker opened.
     public var breakerOpenings = 0
