@@ -73,6 +73,13 @@ enum RedisBenchmarks {
             if redis_baseline_get_loop("127.0.0.1", Int32(port), redisKey, Int32(count), length) < 0 { failed = true }
         }
         guard !failed else { throw BenchError("the hiredis loop failed") }
+        // The tier alone (no manager, no key computing): how much of the hit is the hop to a
+        // connection thread and back.
+        let tierTimes = try await interleavedAsync(iterations: iterations) {
+            for _ in 0..<count { guard await cache.shared.value(forKey: key) != nil else { throw BenchError("tier miss") } }
+        } reference: {
+            if redis_baseline_get_loop("127.0.0.1", Int32(port), redisKey, Int32(count), length) < 0 { failed = true }
+        }
         let errors = cache.shared.statistics.errors
         guard errors == 0 else { throw BenchError("\(errors) Redis errors during the run") }
         let csv = try Measure.run(benchmark, ["-p", "\(port)", "-t", "set,get", "-d", "\(length)", "-n", "\(count * 10)", "-c", "1", "--csv"]).output
@@ -80,6 +87,8 @@ enum RedisBenchmarks {
         let rate = getLine.flatMap { Double($0.split(separator: ",")[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) }
         let name = "Redis hit via loadVariant, \(bytes.count / 1000) KB JPEG (\(length) B value) x\(count)"
         var rows = [Row(name: name, ours: times.ours, reference: "bare hiredis GET loop in C x\(count)", referenceValue: times.reference, goal: 0.8)]
+        rows.append(Row(name: "RedisTier.value alone (no manager), same value x\(count)", ours: tierTimes.ours,
+                        reference: "bare hiredis GET loop in C x\(count)", referenceValue: tierTimes.reference, goal: nil))
         rows.append(Row(name: name, ours: times.ours, reference: "redis-benchmark -t get -d \(length) -c 1 (x\(count))",
                         referenceValue: rate.map { Double(count) / $0 * 1000 }, goal: 0.8, note: "redis-benchmark printed no GET rate"))
         await manager.shutdown()
