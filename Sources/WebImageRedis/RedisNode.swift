@@ -5,15 +5,16 @@ import Synchronization
 /// thread of its own: Swift's cooperative pool never blocks on Redis. A caller's command waits
 /// (suspended, not blocking) for a free connection in a bounded queue, then is sent on it.
 ///
-/// Why threads and the blocking API, not hiredis's async API on an event loop of ours: a Redis
-/// command on loopback takes tens of microseconds, so a connection per thread keeps the pool small
-/// (``RedisTierConfig/connectionsPerNode``) and every failure local to one connection; timeouts are
-/// the kernel's socket timeouts instead of timers of our own; and the benchmark shows the hop from a
-/// task to a worker thread and back costs little next to the round trip (see the README).
+/// Why threads and the blocking API, not hiredis's async API on an event loop of ours: a connection
+/// per thread keeps the pool small (``RedisTierConfig/connectionsPerNode``) and every failure local
+/// to one connection, and each read and write is bounded by the kernel's socket timeouts. Either
+/// way a command crosses from a task to another thread and back (the cooperative pool must not
+/// wait on a socket); `bench redis` measures that hand-off at about a third of a loopback hit.
 ///
-/// Every call ends within about ``RedisTierConfig/connectTimeout`` + ``RedisTierConfig/commandTimeout``:
-/// a command that waited longer than the command timeout for a connection fails without being sent,
-/// and the node's ``CircuitBreaker`` fails calls at once while it is open.
+/// Every call ends within ``callLimit`` (``RedisTierConfig/connectTimeout`` + 2 ×
+/// ``RedisTierConfig/commandTimeout``): a command that waited longer than the command timeout for a
+/// connection fails without being sent, a watchdog answers callers whose worker is stuck, and the
+/// node's ``CircuitBreaker`` fails calls at once while it is open.
 final class RedisNode: Sendable {
     let endpoint: RedisEndpoint
     let breaker: CircuitBreaker
