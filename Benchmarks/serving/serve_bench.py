@@ -99,19 +99,7 @@ def path_for(server, cell, i, cold):
 
 # ---------------------------------------------------------------- processes
 
-def group_pids(pgid):
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            pids.append(int(entry))
-    return pids
+group_pids = thumbor_bench.group_pids
 
 
 def vm_hwm_kib(pid):

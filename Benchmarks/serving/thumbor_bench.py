@@ -118,6 +118,22 @@ def fail(message, log_path=None):
     raise SystemExit(1)
 
 
+def group_pids(pgid):
+    """The live (not zombie) processes of a process group, read from /proc."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            pids.append(int(entry))
+    return pids
+
+
 def group_alive(pgid):
     """Whether a process of the group other than a zombie is left (zombies wait for init to reap them)."""
     if not os.path.isdir("/proc/self"):
@@ -126,6 +142,7 @@ def group_alive(pgid):
             return True
         except ProcessLookupError:
             return False
+    return bool(group_pids(pgid))
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue

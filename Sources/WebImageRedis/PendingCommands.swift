@@ -44,7 +44,7 @@ final class PendingCommands: Sendable {
         let thread = Thread { [self] in
             let microseconds = UInt32(clamping: interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000)
             while !closed.load(ordering: .relaxed) {
-                usleep(max(1000, microseconds))
+                usleep(max(1000, microseconds))   // the watchdog's own thread: never one of the cooperative pool
                 let now = ContinuousClock.now
                 let late = commands.withLock { commands -> [ResumeOnce] in
                     let ids = commands.filter { $0.value.limit <= now }.map(\.key)

@@ -166,7 +166,8 @@ final class JobQueue: @unchecked Sendable {
         return true
     }
 
-    /// The next job, waiting for one; `nil` once the queue is closed and empty.
+    /// The next job, waiting for one; `nil` once the queue is closed and empty. It blocks: only the
+    /// node's worker threads call it, never a task.
     func pop() -> Job? {
         condition.lock()
         defer { condition.unlock() }

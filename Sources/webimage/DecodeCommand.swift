@@ -24,41 +24,31 @@ struct DecodeCommand {
         }
     }
 
-    enum ParseResult {
-        case success(DecodeCommand)
-        case failure(String)
-    }
-
-    static func parse(_ arguments: [String]) -> ParseResult {
+    static func parse(_ arguments: [String]) -> ParseResult<DecodeCommand> {
         var command = DecodeCommand()
-        var index = 0
-        func value(_ flag: String) -> String? {
-            index += 1
-            return index < arguments.count ? arguments[index] : nil
-        }
-        while index < arguments.count {
-            let argument = arguments[index]
+        var cursor = ArgumentCursor(arguments)
+        while let argument = cursor.next() {
             switch argument {
             case "--checksum": command.checksum = true
             case "--frames": command.frames = true
             case "--orient": command.orient = true
             case "--thumbnail":
-                guard let text = value(argument), let size = Int(text), size > 0 else {
+                guard let text = cursor.next(), let size = Int(text), size > 0 else {
                     return .failure("--thumbnail needs a positive pixel size")
                 }
                 command.thumbnail = size
             case "--transform":
-                guard let text = value(argument) else { return .failure("--transform needs a specification such as resize=256x256;round=16") }
+                guard let text = cursor.next() else { return .failure("--transform needs a specification such as resize=256x256;round=16") }
                 do {
                     command.transformer = try PipelineTransformer(parsing: text)
                 } catch {
                     return .failure(error.description)
                 }
             case "--out":
-                guard let path = value(argument) else { return .failure("--out needs a directory") }
+                guard let path = cursor.next() else { return .failure("--out needs a directory") }
                 command.outputDirectory = URL(fileURLWithPath: path, isDirectory: true)
             case "--format":
-                switch value(argument) {
+                switch cursor.next() {
                 case "png": command.outputFormat = .png
                 case "jpeg", "jpg": command.outputFormat = .jpeg
                 case "webp": command.outputFormat = .webp
@@ -67,13 +57,11 @@ struct DecodeCommand {
                 default: return .failure("--format takes png, jpeg, gif, webp or avif")
                 }
             case "--":
-                command.files += arguments[(index + 1)...]
-                index = arguments.count
+                command.files += cursor.remaining()
             default:
                 if argument.hasPrefix("--") { return .failure("unknown option \(argument)") }
                 command.files.append(argument)
             }
-            index += 1
         }
         if command.files.isEmpty { return .failure("no files given") }
         return .success(command)

@@ -72,39 +72,29 @@ struct FetchCommand {
         }
     }
 
-    enum ParseResult {
-        case success(FetchCommand)
-        case failure(String)
-    }
-
-    static func parse(_ arguments: [String]) -> ParseResult {
+    static func parse(_ arguments: [String]) -> ParseResult<FetchCommand> {
         var command = FetchCommand()
-        var index = 0
-        func value() -> String? {
-            index += 1
-            return index < arguments.count ? arguments[index] : nil
-        }
-        while index < arguments.count {
-            let argument = arguments[index]
+        var cursor = ArgumentCursor(arguments)
+        while let argument = cursor.next() {
             switch argument {
             case "--thumbnail":
-                guard let text = value(), let size = Int(text), size > 0 else { return .failure("--thumbnail needs a positive pixel size") }
+                guard let text = cursor.next(), let size = Int(text), size > 0 else { return .failure("--thumbnail needs a positive pixel size") }
                 command.thumbnail = size
             case "--transform":
-                guard let text = value() else { return .failure("--transform needs a specification such as resize=256x256;round=16") }
+                guard let text = cursor.next() else { return .failure("--transform needs a specification such as resize=256x256;round=16") }
                 do {
                     command.transformer = try PipelineTransformer(parsing: text)
                 } catch {
                     return .failure(error.description)
                 }
             case "--out":
-                guard let path = value() else { return .failure("--out needs a directory") }
+                guard let path = cursor.next() else { return .failure("--out needs a directory") }
                 command.outputDirectory = URL(fileURLWithPath: path, isDirectory: true)
             case "--cache-dir":
-                guard let path = value() else { return .failure("--cache-dir needs a directory") }
+                guard let path = cursor.next() else { return .failure("--cache-dir needs a directory") }
                 command.cacheDirectory = URL(fileURLWithPath: path, isDirectory: true)
             case "--concurrency":
-                guard let text = value(), let count = Int(text), count > 0 else { return .failure("--concurrency needs a positive number") }
+                guard let text = cursor.next(), let count = Int(text), count > 0 else { return .failure("--concurrency needs a positive number") }
                 command.concurrency = count
             case "--refresh":
                 command.refresh = true
@@ -113,22 +103,22 @@ struct FetchCommand {
             case "--keep-copyright":
                 command.keeps.insert(.preserveCopyright)
             case "--format":
-                guard let text = value()?.lowercased() else { return .failure("--format needs auto, jpeg, png, gif, webp or avif") }
+                guard let text = cursor.next()?.lowercased() else { return .failure("--format needs auto, jpeg, png, gif, webp or avif") }
                 switch text {
                 case "auto": command.variantFormat = .automatic(accept: nil)
                 case "jpeg", "jpg", "png", "gif", "webp", "avif": command.variantFormat = .exactly(ImageFormat(rawValue: text == "jpg" ? "jpeg" : text))
                 default: return .failure("--format needs auto, jpeg, png, gif, webp or avif, not \(text)")
                 }
             case "--quality":
-                guard let text = value(), let quality = Double(text), (1...100).contains(quality) else {
+                guard let text = cursor.next(), let quality = Double(text), (1...100).contains(quality) else {
                     return .failure("--quality needs a number from 1 to 100")
                 }
                 command.quality = quality
             case "--accept":
-                guard let text = value() else { return .failure("--accept needs an Accept header such as 'image/avif,image/webp,*/*'") }
+                guard let text = cursor.next() else { return .failure("--accept needs an Accept header such as 'image/avif,image/webp,*/*'") }
                 command.accept = text
             default:
-                switch command.redis.parse(argument, value: value) {
+                switch command.redis.parse(argument, value: { cursor.next() }) {
                 case .parsed: break
                 case .failed(let message): return .failure(message)
                 case .notMine:
@@ -136,7 +126,6 @@ struct FetchCommand {
                     command.urls.append(argument)
                 }
             }
-            index += 1
         }
         if command.urls.isEmpty { return .failure("no URL given") }
         if command.variantFormat == nil && (command.quality != nil || command.accept != nil) {

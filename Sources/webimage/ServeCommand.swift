@@ -31,66 +31,55 @@ struct ServeCommand {
         return await command.serve()
     }
 
-    enum ParseResult {
-        case success(ServeCommand)
-        case failure(String)
-    }
-
-    static func parse(_ arguments: [String]) -> ParseResult {
+    static func parse(_ arguments: [String]) -> ParseResult<ServeCommand> {
         var command = ServeCommand()
-        var index = 0
-        func value() -> String? {
-            index += 1
-            return index < arguments.count ? arguments[index] : nil
-        }
-        while index < arguments.count {
-            let argument = arguments[index]
+        var cursor = ArgumentCursor(arguments)
+        while let argument = cursor.next() {
             switch argument {
             case "--bind":
-                guard let text = value() else { return .failure("--bind needs an address") }
+                guard let text = cursor.next() else { return .failure("--bind needs an address") }
                 command.bind = text
             case "--port":
-                guard let text = value(), let port = UInt16(text) else { return .failure("--port needs a number from 0 to 65535") }
+                guard let text = cursor.next(), let port = UInt16(text) else { return .failure("--port needs a number from 0 to 65535") }
                 command.port = port
             case "--cache-dir":
-                guard let path = value() else { return .failure("--cache-dir needs a folder") }
+                guard let path = cursor.next() else { return .failure("--cache-dir needs a folder") }
                 command.cacheDirectory = URL(fileURLWithPath: path, isDirectory: true)
             case "--key":
-                guard let text = value() else { return .failure("--key needs a hex string") }
+                guard let text = cursor.next() else { return .failure("--key needs a hex string") }
                 command.keyHex = text
             case "--salt":
-                guard let text = value() else { return .failure("--salt needs a hex string") }
+                guard let text = cursor.next() else { return .failure("--salt needs a hex string") }
                 command.saltHex = text
             case "--unsigned": command.unsigned = true
             case "--demo": command.demo = true
             case "--max-inflight":
-                guard let text = value(), let count = Int(text), count > 0 else { return .failure("--max-inflight needs a positive number") }
+                guard let text = cursor.next(), let count = Int(text), count > 0 else { return .failure("--max-inflight needs a positive number") }
                 command.maxInFlight = count
             case "--queue":
-                guard let text = value(), let count = Int(text), count >= 0 else { return .failure("--queue needs a number") }
+                guard let text = cursor.next(), let count = Int(text), count >= 0 else { return .failure("--queue needs a number") }
                 command.queue = count
             case "--allow-host":
-                guard let text = value() else { return .failure("--allow-host needs a host or *.domain pattern") }
+                guard let text = cursor.next() else { return .failure("--allow-host needs a host or *.domain pattern") }
                 command.allowedHosts.append(text)
             case "--memory-limit":
-                guard let text = value(), let megabytes = Int(text), megabytes >= 0 else {
+                guard let text = cursor.next(), let megabytes = Int(text), megabytes >= 0 else {
                     return .failure("--memory-limit needs a number of MiB (0: no memory tier)")
                 }
                 command.memoryLimit = megabytes << 20
             case "--source-policy":
-                switch value() {
+                switch cursor.next() {
                 case "default": command.sourcePolicy = .standard
                 case "public-only": command.sourcePolicy = .publicOnly
                 default: return .failure("--source-policy is default or public-only")
                 }
             default:
-                switch command.redis.parse(argument, value: value) {
+                switch command.redis.parse(argument, value: { cursor.next() }) {
                 case .parsed: break
                 case .failed(let message): return .failure(message)
                 case .notMine: return .failure("unknown option \(argument)")
                 }
             }
-            index += 1
         }
         if command.keyHex != nil && command.unsigned { return .failure("--key and --unsigned exclude each other") }
         if (command.keyHex == nil) != (command.saltHex == nil) { return .failure("--key and --salt go together") }
