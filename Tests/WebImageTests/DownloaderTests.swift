@@ -56,7 +56,7 @@ final class Gate: Sendable {
 
     @Test func twoHundredJoinersOnOneURLAreAllServed() async throws {
         server.route("/joiners.bin", TestResponse(body: body, drip: (chunkSize: 2000, interval: .milliseconds(5))))
-        let downloader = Downloader()
+        let downloader = Downloader(config: Self.patient())
         let url = server.url("/joiners.bin")
         let served = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<200 {
@@ -444,7 +444,8 @@ final class Gate: Sendable {
     @Test func progressIsMonotoneAndEndsAtTheByteCount() async throws {
         server.route("/progress", TestResponse(body: body, drip: (chunkSize: 3000, interval: .milliseconds(10))))
         let reports = Mutex<[ImageLoadProgress]>([])
-        let response = try await Downloader().load(ImageLoadRequest(url: server.url("/progress"))) { progress in
+        // Patient: the drip takes a moment, and a loaded CI machine may stall this test for longer than the 15 s default.
+        let response = try await Downloader(config: Self.patient()).load(ImageLoadRequest(url: server.url("/progress"))) { progress in
             reports.withLock { $0.append(progress) }
         }
         let all = reports.withLock { $0 }
