@@ -22,10 +22,10 @@ import Testing
 
     /// A manager with a local cache of its own over `redis`.
     func manager(_ name: String, redis: RedisServerProcess, _ change: (inout RedisTierConfig) -> Void = { _ in }) -> (WebImageManager, RedisImageCache) {
-        // Waiting for another manager's fill is bounded by the test's own time, not 10 s: a busy CI
-        // machine may take longer than that to finish a fetch.
+        // Claims and waits for another manager's fill are bounded by the test's own time, not 10 s: a
+        // busy CI machine may take longer than that to finish a fetch.
         var config = RedisTierConfig(endpoints: [redis.endpoint], namespace: "fleet", connectTimeout: .seconds(2), commandTimeout: .seconds(5),
-                                     maxFillWait: .seconds(600))
+                                     fillClaimTimeToLive: .seconds(600), maxFillWait: .seconds(600))
         change(&config)
         let local = ImageCache(directory: directory.url.appendingPathComponent(name), config: ImageCacheConfig(diskSweepInterval: nil))
         let cache = RedisImageCache(local: local, redis: config)

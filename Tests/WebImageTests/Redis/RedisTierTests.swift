@@ -231,7 +231,8 @@ import Testing
 
     @Test func oneProcessFillsWhileTheOthersWaitForItsValue() async throws {
         let redis = try await RedisServerProcess()
-        let holder = RedisTier(config: Self.config([redis.endpoint]))
+        // Hour-long claim and wait: a stalled test process must not outlast either.
+        let holder = RedisTier(config: Self.config([redis.endpoint]) { $0.fillClaimTimeToLive = .seconds(3600) })
         let waiter = RedisTier(config: Self.config([redis.endpoint]) { $0.maxFillWait = .seconds(3600) })
         defer { holder.close(); waiter.close() }
         #expect(await holder.beginFill(forKey: "k") == nil, "claimed")
