@@ -4,19 +4,10 @@ import Testing
 @testable import WebImage
 
 @Suite struct DecodeCommandTests {
-    /// The `webimage` executable built next to this test bundle.
-    static let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("webimage")
-
-    func run(_ arguments: [String]) throws -> (status: Int32, lines: [String]) {
-        let process = Process()
-        process.executableURL = Self.tool
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init))
+    /// Runs the built `webimage` tool; returns its status and standard output lines.
+    func run(_ arguments: [String]) async throws -> (status: Int32, lines: [String]) {
+        let outcome = try await ChildProcess.run(arguments)
+        return (outcome.status, outcome.outputLines)
     }
 
     @Test func parsesEveryOption() throws {
@@ -41,10 +32,10 @@ import Testing
         }
     }
 
-    @Test func printsOneTabSeparatedLinePerFileWithTheManifestChecksum() throws {
+    @Test func printsOneTabSeparatedLinePerFileWithTheManifestChecksum() async throws {
         let entries = Corpus.entries.filter { $0.path.hasSuffix("pngsuite/basn6a08.png") || $0.path.hasSuffix("pngsuite/basn0g04.png") }
         #expect(entries.count == 2)
-        let (status, lines) = try run(["decode", "--checksum"] + entries.map(\.url.path))
+        let (status, lines) = try await run(["decode", "--checksum"] + entries.map(\.url.path))
         #expect(status == 0)
         for (entry, line) in zip(entries, lines) {
             let fields = line.split(separator: "\t").map(String.init)
@@ -55,10 +46,10 @@ import Testing
         }
     }
 
-    @Test func reportsAFailingFileAndKeepsGoingWithExitCodeOne() throws {
+    @Test func reportsAFailingFileAndKeepsGoingWithExitCodeOne() async throws {
         let good = try #require(Corpus.entries.first { $0.path.hasSuffix("pngsuite/basn2c08.png") })
         let bad = try #require(Corpus.entries.first { $0.path.hasSuffix("pngsuite/xd0n2c08.png") })
-        let (status, lines) = try run(["decode", bad.url.path, "/nonexistent/file.png", good.url.path])
+        let (status, lines) = try await run(["decode", bad.url.path, "/nonexistent/file.png", good.url.path])
         #expect(status == 1)
         #expect(lines.count == 3)
         #expect(lines[0].hasPrefix(bad.url.path + "\terror\t"))
@@ -66,12 +57,12 @@ import Testing
         #expect(lines[2].hasPrefix(good.url.path + "\tpng\t32\t32\trgb8"))
     }
 
-    @Test func writesThumbnailsThatDecodeAgain() throws {
+    @Test func writesThumbnailsThatDecodeAgain() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-test-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let samples = Corpus.packageRoot.appendingPathComponent("Samples")
         let input = samples.appendingPathComponent("mandelbrot.jpg").path
-        let (status, lines) = try run(["decode", "--thumbnail", "100", "--out", directory.path, input])
+        let (status, lines) = try await run(["decode", "--thumbnail", "100", "--out", directory.path, input])
         #expect(status == 0)
         #expect(lines.first?.hasSuffix("\tjpeg\t100\t67\trgb8") == true)
         let written = try Data(contentsOf: directory.appendingPathComponent("mandelbrot.png"))
@@ -79,11 +70,11 @@ import Testing
         #expect(image.format == .png && image.width == 100 && image.height == 67)
     }
 
-    @Test func transformsEachImageBeforeReportingAndWritingIt() throws {
+    @Test func transformsEachImageBeforeReportingAndWritingIt() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-test-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = Corpus.packageRoot.appendingPathComponent("Samples/mandelbrot.jpg").path
-        let (status, lines) = try run(["decode", "--transform", "resize=100x100,cover;round=50", "--out", directory.path, input])
+        let (status, lines) = try await run(["decode", "--transform", "resize=100x100,cover;round=50", "--out", directory.path, input])
         #expect(status == 0)
         #expect(lines.first?.hasSuffix("\tjpeg\t100\t100\trgba8") == true)
         let written = try CoderRegistry.shared.decode(Data(contentsOf: directory.appendingPathComponent("mandelbrot.png")))
@@ -93,16 +84,16 @@ import Testing
         #expect(bytes[(50 * 100 + 50) * 4 + 3] == 255)          // the centre is opaque
     }
 
-    @Test func aTransformThatLeavesNoPixelsIsAnErrorLine() throws {
+    @Test func aTransformThatLeavesNoPixelsIsAnErrorLine() async throws {
         let input = Corpus.packageRoot.appendingPathComponent("Samples/mandelbrot.jpg").path
-        let (status, lines) = try run(["decode", "--transform", "crop=5000,5000,10x10", input])
+        let (status, lines) = try await run(["decode", "--transform", "crop=5000,5000,10x10", input])
         #expect(status == 1)
         #expect(lines.first?.hasPrefix(input + "\terror\tthe transform leaves no pixels") == true)
     }
 
-    @Test func framesPrintsOneLinePerCompositedFrameAsFRAMESTSVDescribesIt() throws {
+    @Test func framesPrintsOneLinePerCompositedFrameAsFRAMESTSVDescribesIt() async throws {
         let path = Corpus.root.appendingPathComponent("gif/valid/wuffs/animated-red-blue.gif").path
-        let (status, lines) = try run(["decode", "--frames", path])
+        let (status, lines) = try await run(["decode", "--frames", path])
         #expect(status == 0)
         let expected = Corpus.frames.filter { $0.path == "gif/valid/wuffs/animated-red-blue.gif" }
         #expect(lines.count == expected.count && lines.count == 4)
@@ -118,12 +109,10 @@ import Testing
         let input = Corpus.root.appendingPathComponent("gif/valid/wuffs/animated-red-blue.gif").path
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        // Waiting for a child process blocks a thread: not one of the cooperative pool's.
-        let url = directory.url
-        let (status, _) = try await offThePool { try self.run(["decode", "--out", url.path, "--format", format, input]) }
+        let (status, _) = try await run(["decode", "--out", directory.url.path, "--format", format, input])
         #expect(status == 0)
         let written = directory.url.appendingPathComponent("animated-red-blue").appendingPathExtension(format)
-        let (again, lines) = try await offThePool { try self.run(["decode", "--frames", written.path]) }
+        let (again, lines) = try await run(["decode", "--frames", written.path])
         #expect(again == 0)
         #expect(lines.count == 4, "\(format): \(lines)")
         #expect(lines.map { $0.split(separator: "\t")[7] } == ["100", "200", "300", "400"], "\(format)")

@@ -91,7 +91,7 @@ import Testing
         try Data().write(to: log)
         let output = try FileHandle(forWritingTo: log)
         let process = Process()
-        process.executableURL = DecodeCommandTests.tool
+        process.executableURL = ChildProcess.tool
         process.arguments = ["cache", "fill", directory.path, "--count", String(Self.fillCount), "--size", String(Self.pixels)]
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -219,7 +219,9 @@ import Testing
         defer { directory.remove() }
         let cache = try makeCache(directory)
         try await cache.store(Data([1]), forKey: "kept")
-        // A file where the directory was: unusable (a removed directory is made again, see below).
+        // A file where the directory was: unusable (a removed directory is made again, see below, so
+        // the start-up sweep must be over first).
+        await cache.waitForStartUpSweep()
         try FileManager.default.removeItem(at: directory.url)
         #expect(FileManager.default.createFile(atPath: directory.path, contents: Data([0])))
         await #expect(throws: DiskCacheError.self) { try await cache.store(Data([2]), forKey: "new") }

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// A cache directory that stops taking writes, made as realistically as this machine allows, and
-/// always undone. Every way really fails writes (``makeFull()`` proves it with a probe write).
+/// always undone. Every way really fails writes (``makeFull(under:)`` proves it with a probe write).
 struct FullDisk {
     /// What the test asks for.
     enum Method: String, Sendable, CaseIterable {
@@ -34,7 +34,7 @@ struct FullDisk {
     /// Bytes left free on the tmpfs once it is filled.
     static let headroom = 8 << 10
 
-    /// Where the cache goes. Open the cache over it first, then call ``makeFull()``.
+    /// Where the cache goes. Open the cache over it first, then call ``makeFull(under:)``.
     var directory: URL { root.url.appendingPathComponent("cache", isDirectory: true) }
 
     /// The `errno` a write into ``directory`` fails with once full.
@@ -46,7 +46,7 @@ struct FullDisk {
         }
     }
 
-    /// Runs `body` with a fresh directory that still takes writes until `makeFull()`, and undoes
+    /// Runs `body` with a fresh directory that still takes writes until `makeFull(under:)`, and undoes
     /// everything afterwards (unmounting a tmpfs), whether `body` returns or throws.
     static func with(_ method: Method, _ body: (FullDisk) async throws -> Void) async throws {
         let disk = try await prepare(method)
@@ -80,8 +80,10 @@ struct FullDisk {
         return disk
     }
 
-    /// Stops ``directory`` taking writes, then checks with a probe that a write there really fails.
-    func makeFull() throws {
+    /// Stops ``directory`` taking writes, once `cache`'s start-up sweep (which would make a removed
+    /// directory again) has ended; then checks with a probe that a write there really fails.
+    func makeFull(under cache: DiskCache) async throws {
+        await cache.waitForStartUpSweep()
         switch kind {
         case .tinyFileSystem:
             let filler = root.path + "/filler"
@@ -148,20 +150,7 @@ struct FullDisk {
 
     /// Runs a tool to its end without blocking a thread: its exit status, or -1 if it cannot start.
     static func run(_ tool: String, _ arguments: [String]) async -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        return await withCheckedContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(returning: -1)
-            }
-        }
+        (try? await ChildProcess.run(arguments, executable: URL(fileURLWithPath: tool)))?.status ?? -1
     }
 }
 
@@ -196,7 +185,7 @@ struct FullDisk {
     func aDiskCacheStoreFailsWithWriteFailedAndLeavesNothing(_ method: FullDisk.Method) async throws {
         try await FullDisk.with(method) { disk in
             let cache = try DiskCache(directory: disk.directory, config: Self.config)
-            try disk.makeFull()
+            try await disk.makeFull(under: cache)
             let key = "http://example.com/full.png"
             for metadata in [nil, DiskCacheMetadata(entityTag: "\"v1\"", maxAge: 60)] {
                 do throws(DiskCacheError) {
@@ -222,7 +211,7 @@ struct FullDisk {
             let oldFiles = disk.entries()
             let oldSize = await cache.totalSize()
             #expect(oldFiles.count == 1)
-            try disk.makeFull()
+            try await disk.makeFull(under: cache)
             let free = disk.freeBytes()
 
             await #expect(throws: DiskCacheError.writeFailed(path: cache.path(forKey: key), errno: disk.expectedErrno)) {
@@ -246,7 +235,7 @@ struct FullDisk {
         try await FullDisk.with(method) { disk in
             let cache = ImageCache(directory: disk.directory, config: Self.config)
             let diskCache = try #require(cache.diskCache)
-            try disk.makeFull()
+            try await disk.makeFull(under: diskCache)
             let image = try CoderRegistry.shared.decode(picture)
             let key = "http://example.com/kept.png"
             await #expect(throws: DiskCacheError.writeFailed(path: diskCache.path(forKey: key), errno: disk.expectedErrno)) {
@@ -271,7 +260,7 @@ struct FullDisk {
             let cache = ImageCache(directory: disk.directory, config: Self.config)
             let diskCache = try #require(cache.diskCache)
             let manager = WebImageManager(cache: cache, loader: Downloader())
-            try disk.makeFull()
+            try await disk.makeFull(under: diskCache)
             let url = server.url("/wait.png")
 
             do {
@@ -290,6 +279,7 @@ struct FullDisk {
             #expect(again.cacheType == .memory)
             #expect(again.image.size == PixelSize(width: 96, height: 96))
             #expect(server.requestCount(for: "/wait.png") == 1)
+            await manager.shutdown()
             try await expectNothingOnDisk(disk, diskCache, key: try #require(manager.cacheKey(for: url)))
         }
     }
@@ -301,7 +291,7 @@ struct FullDisk {
             let cache = ImageCache(directory: disk.directory, config: Self.config)
             let diskCache = try #require(cache.diskCache)
             let manager = WebImageManager(cache: cache, loader: Downloader())
-            try disk.makeFull()
+            try await disk.makeFull(under: diskCache)
             let url = server.url("/background.png")
 
             let first = try await manager.loadImage(url: url)
@@ -327,6 +317,10 @@ struct FullDisk {
             let thumbnail = try await manager.loadImage(url: url, options: .fromCacheOnly, context: context)
             #expect(thumbnail.cacheType == .memory)
             #expect(thumbnail.image.size == PixelSize(width: 32, height: 32))
+            // The first load's disk write runs in the background: let it fail before looking at the disk
+            // (under load it can still be mid-write here, its blocks not yet given back). A shutdown
+            // waits for the manager's background writes.
+            await manager.shutdown()
             try await expectNothingOnDisk(disk, diskCache, key: try #require(manager.cacheKey(for: url)))
         }
     }

@@ -15,17 +15,9 @@ import Testing
     }
 
     /// Runs the built `webimage` tool; returns its status and standard output lines.
-    func run(_ arguments: [String]) throws -> (status: Int32, lines: [String]) {
-        let process = Process()
-        process.executableURL = DecodeCommandTests.tool
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init))
+    func run(_ arguments: [String]) async throws -> (status: Int32, lines: [String]) {
+        let outcome = try await ChildProcess.run(arguments)
+        return (outcome.status, outcome.outputLines)
     }
 
     @Test func parsesEveryOption() {
@@ -61,12 +53,12 @@ import Testing
         }
     }
 
-    @Test func printsOneLinePerURLWritesOutputsAndIsServedFromDiskTheSecondTime() throws {
+    @Test func printsOneLinePerURLWritesOutputsAndIsServedFromDiskTheSecondTime() async throws {
         defer { directory.remove() }
         let cache = directory.url.appendingPathComponent("cache").path
         let out = directory.url.appendingPathComponent("out")
         let urls = [server.url("/one.png").absoluteString, server.url("/two.jpg").absoluteString]
-        let first = try run(["fetch", "--cache-dir", cache, "--out", out.path] + urls)
+        let first = try await run(["fetch", "--cache-dir", cache, "--out", out.path] + urls)
         #expect(first.status == 0)
         #expect(first.lines.count == 2)
         #expect(first.lines[0].split(separator: "\t").map(String.init).prefix(4) == [urls[0], "none", "64", "48"])
@@ -74,49 +66,42 @@ import Testing
         let written = try CoderRegistry.shared.decode(Data(contentsOf: out.appendingPathComponent("one.png")))
         #expect(written.size == PixelSize(width: 64, height: 48))
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("two.jpg").path))
-        let second = try run(["fetch", "--cache-dir", cache] + urls)
+        let second = try await run(["fetch", "--cache-dir", cache] + urls)
         #expect(second.lines.map { $0.split(separator: "\t")[1] } == ["disk", "disk"])
         #expect(server.requestCount(for: "/one.png") == 1)
     }
 
-    @Test func aTransformedFetchIsCachedUnderItsOwnKeyAndDerivedFromTheCachedOriginal() throws {
+    @Test func aTransformedFetchIsCachedUnderItsOwnKeyAndDerivedFromTheCachedOriginal() async throws {
         defer { directory.remove() }
         let cache = directory.url.appendingPathComponent("cache").path
         let url = server.url("/one.png").absoluteString
-        let plain = try run(["fetch", "--cache-dir", cache, url])
+        let plain = try await run(["fetch", "--cache-dir", cache, url])
         #expect(plain.status == 0)
-        let cropped = try run(["fetch", "--cache-dir", cache, "--transform", "crop=0,0,10x12;rotate=90", url])
+        let cropped = try await run(["fetch", "--cache-dir", cache, "--transform", "crop=0,0,10x12;rotate=90", url])
         #expect(cropped.status == 0)
         // Derived from the original on disk, without the network.
         #expect(cropped.lines.first?.split(separator: "\t").map(String.init).prefix(4) == [url, "disk", "12", "10"])
-        let again = try run(["fetch", "--cache-dir", cache, "--transform", "crop=0,0,10x12;rotate=90", url])
+        let again = try await run(["fetch", "--cache-dir", cache, "--transform", "crop=0,0,10x12;rotate=90", url])
         #expect(again.lines.first?.split(separator: "\t").map(String.init).prefix(4) == [url, "disk", "12", "10"])
         #expect(server.requestCount(for: "/one.png") == 1)
     }
 
-    @Test func aFailedURLPrintsAnErrorLineAndExitsWithOne() throws {
+    @Test func aFailedURLPrintsAnErrorLineAndExitsWithOne() async throws {
         defer { directory.remove() }
         let url = server.url("/missing.png").absoluteString
-        let result = try run(["fetch", "--cache-dir", directory.path, "--thumbnail", "8", url])
+        let result = try await run(["fetch", "--cache-dir", directory.path, "--thumbnail", "8", url])
         #expect(result.status == 1)
         let fields = result.lines.first?.split(separator: "\t").map(String.init) ?? []
         #expect(fields.prefix(2) == [url, "error"])
         #expect(fields.last?.contains("404") == true)
     }
 
-    @Test func theDemoServesTheSecondPassFromTheDiskCache() throws {
+    @Test func theDemoServesTheSecondPassFromTheDiskCache() async throws {
         defer { directory.remove() }
-        let process = Process()
-        process.executableURL = DecodeCommandTests.tool
-        process.currentDirectoryURL = directory.url
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let rows = output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        let outcome = try await ChildProcess.run([], in: directory.url)
+        #expect(outcome.exitedCleanly, "\(outcome.errorText)")
+        let rows = outcome.outputText.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
         let second = rows.filter { $0.first == "2" }
         #expect(!second.isEmpty)
         #expect(second.allSatisfy { $0.count > 2 && $0[2] == "disk" })
@@ -135,13 +120,13 @@ import Testing
         }
     }
 
-    @Test func variantsAreWrittenAsTheirOwnBytesAndAWarmRunInANewProcessDecodesNothing() throws {
+    @Test func variantsAreWrittenAsTheirOwnBytesAndAWarmRunInANewProcessDecodesNothing() async throws {
         defer { directory.remove() }
         let cache = directory.url.appendingPathComponent("cache").path
         let out = directory.url.appendingPathComponent("variants")
         let urls = [server.url("/one.png").absoluteString, server.url("/two.jpg").absoluteString]
         let arguments = ["fetch", "--cache-dir", cache, "--thumbnail", "16", "--format", "webp", "--quality", "70", "--out", out.path] + urls
-        let cold = try run(arguments)
+        let cold = try await run(arguments)
         #expect(cold.status == 0)
         #expect(cold.lines.map { $0.split(separator: "\t")[1] } == ["none", "none"])
         #expect(cold.lines.allSatisfy { $0.hasSuffix("\twebp") })
@@ -150,7 +135,7 @@ import Testing
         let written = try Data(contentsOf: out.appendingPathComponent("two.webp"))
         #expect(ImageFormat(sniffing: written) == .webp)
         #expect(String(cold.lines[1].split(separator: "\t")[4]) == "\(written.count)")
-        let warm = try run(arguments)
+        let warm = try await run(arguments)
         #expect(warm.lines.map { $0.split(separator: "\t")[1] } == ["disk", "disk"], "the variants' bytes come from the disk tier")
         #expect(try Data(contentsOf: out.appendingPathComponent("two.webp")) == written)
     }

@@ -281,7 +281,7 @@ import Testing
         // Memory is measured in a process of its own (the tool, default limits), apart from the other tests.
         let childCache = TemporaryDirectory()
         defer { childCache.remove() }
-        let child = try PeakMemory.ofFetch(["--cache-dir", childCache.url.path, url.absoluteString])
+        let child = try await PeakMemory.ofFetch(["--cache-dir", childCache.url.path, url.absoluteString])
         #expect(child.status == 1, "the tool's load fails")
         #expect(child.peakBytes < (200 << 20) * testMemoryScale, "the loading process peaked at \(child.peakBytes >> 20) MiB")
         #expect(fixture.manager.isFailedURL(url))
@@ -327,7 +327,7 @@ import Testing
         if options.isEmpty {   // memory in a process of its own (the tool), apart from the other tests
             let childCache = TemporaryDirectory()
         defer { childCache.remove() }
-        let child = try PeakMemory.ofFetch(["--cache-dir", childCache.url.path, url.absoluteString])
+        let child = try await PeakMemory.ofFetch(["--cache-dir", childCache.url.path, url.absoluteString])
             #expect(child.status == 1, "the tool's load fails")
             #expect(child.peakBytes < (200 << 20) * testMemoryScale, "the loading process peaked at \(child.peakBytes >> 20) MiB")
         }

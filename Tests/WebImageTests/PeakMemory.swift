@@ -9,19 +9,12 @@ import Foundation
 /// maximum at the parent's resident size when it calls `exec` (the whole test process here).
 enum PeakMemory {
     /// Runs `webimage fetch` with `arguments` and returns its exit status and peak resident bytes.
-    static func ofFetch(_ arguments: [String]) throws -> (status: Int32, peakBytes: Int) {
-        let process = Process()
-        process.executableURL = DecodeCommandTests.tool
-        process.arguments = ["fetch"] + arguments
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+    static func ofFetch(_ arguments: [String]) async throws -> (status: Int32, peakBytes: Int) {
+        let outcome = try await ChildProcess.run(["fetch"] + arguments)
+        let text = outcome.errorText
         let mebibytes = try #require(text.range(of: "peak memory ").flatMap { Int(text[$0.upperBound...].prefix { $0.isNumber }) },
                                      "no peak memory in: \(text)")
-        return (process.terminationStatus, mebibytes << 20)
+        return (outcome.status, mebibytes << 20)
     }
 }
 

@@ -4,18 +4,11 @@ import Foundation
 /// Helpers the tests share.
 enum TestSupport {
     /// The first word a command-line digest tool (`md5sum`, `sha256sum`) prints for `bytes`.
-    static func digest(of bytes: [UInt8], tool: String) throws -> String {
+    static func digest(of bytes: [UInt8], tool: String) async throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("digest-\(UUID().uuidString)")
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
-        process.arguments = [file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = try await ChildProcess.run([file.path], executable: URL(fileURLWithPath: "/usr/bin/" + tool)).outputText
         return String(output.prefix { !$0.isWhitespace })
     }
 }

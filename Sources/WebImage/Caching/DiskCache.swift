@@ -43,6 +43,8 @@ public actor DiskCache {
     /// Access times recorded by ``readWithoutWaiting(forKey:)`` off the actor, by file name, applied to
     /// the index before anything reads its access times (LRU eviction, sweeps).
     private nonisolated let recentAccesses = Mutex<[String: Double]>([:])
+    /// The start-up sweep, which `init` cannot run itself (it is isolated to the actor).
+    private nonisolated let startUp = BackgroundTasks()
 
     /// Opens (creating if needed, mode 0700) the cache directory and indexes what it holds, then
     /// sweeps it in the background.
@@ -76,7 +78,14 @@ public actor DiskCache {
         self.index = index
         self.indexedBytes = total
         Self.removeLeftovers(in: path, listing: listing, index: index, temporaryGrace: 0)
-        Task { await self.startSweeping() }
+        startUp.start { await self.startSweeping() }
+    }
+
+    /// Returns once the sweep started by `init` has ended. That sweep makes the directory again if it
+    /// is gone, so code that takes the directory away on purpose (tests of a removed or full disk)
+    /// waits for it first.
+    func waitForStartUpSweep() async {
+        await startUp.waitUntilIdle()
     }
 
     deinit {

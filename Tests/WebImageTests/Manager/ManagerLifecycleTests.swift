@@ -115,14 +115,8 @@ import Testing
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let url = server.url("/big.jpg")
-        let process = Process()
-        process.executableURL = DecodeCommandTests.tool
-        process.arguments = ["fetch", "--cache-dir", directory.url.path, url.absoluteString]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let outcome = try await ChildProcess.run(["fetch", "--cache-dir", directory.url.path, url.absoluteString])
+        #expect(outcome.exitedCleanly, "\(outcome.errorText)")
         let path = directory.url.path + "/" + DiskCacheFileName.make(forKey: url.absoluteString)
         #expect(FileManager.default.contents(atPath: path) == bytes)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasPrefix(DiskFile.temporaryPrefix) }

@@ -39,7 +39,7 @@ import Testing
             let output = directory.url.appendingPathComponent("out-\(index).tsv")
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             let process = Process()
-            process.executableURL = DecodeCommandTests.tool
+            process.executableURL = ChildProcess.tool
             process.arguments = ["fetch", "--redis", "redis://127.0.0.1:\(redis.port)", "--redis-namespace", "fleet-test",
                                  "--cache-dir", directory.url.appendingPathComponent("cache-\(index)").path] + urls
             process.standardOutput = try FileHandle(forWritingTo: output)

@@ -11,31 +11,24 @@ import Testing
     @Test func itServesUntilSIGTERMThenExitsZero() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let process = Process()
-        process.executableURL = DecodeCommandTests.tool
-        process.arguments = ["serve", "--unsigned", "--port", "0", "--cache-dir", directory.url.path]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let child = ChildProcess(["serve", "--unsigned", "--port", "0", "--cache-dir", directory.url.path])
+        try await child.start()
+        defer { if child.process.isRunning { kill(child.process.processIdentifier, SIGKILL) } }
         var printed = ""
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !printed.contains("demo page:"), ContinuousClock.now < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed += String(decoding: chunk, as: UTF8.self)
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !printed.contains("demo page:"), child.process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            printed = child.outputSoFar()
         }
-        let line = try #require(printed.split(separator: "\n").first { $0.hasPrefix("listening on ") })
+        let line = try #require(printed.split(separator: "\n").first { $0.hasPrefix("listening on ") }, "printed: \(printed)")
         let base = String(line.dropFirst("listening on ".count))
         #expect(printed.contains("sample: \(base)/insecure/"))
         let (_, response) = try await URLSession.shared.data(from: URL(string: base + "/health")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        process.terminate()   // SIGTERM
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(log.contains("UNSIGNED") && log.contains("stopped"), "\(log)")
+        child.process.terminate()   // SIGTERM
+        let outcome = await child.waitForExit()
+        #expect(outcome.exitedCleanly)
+        #expect(outcome.errorText.contains("UNSIGNED") && outcome.errorText.contains("stopped"), "\(outcome.errorText)")
     }
 
     @Test func parsesEveryOption() throws {
@@ -56,20 +49,13 @@ import Testing
               message.contains("loopback") else { Issue.record("--demo accepted under public-only, whose policy refuses its samples"); return }
     }
 
-    @Test func withoutAKeyItRefusesToStartUnlessUnsignedIsSaid() throws {
+    @Test func withoutAKeyItRefusesToStartUnlessUnsignedIsSaid() async throws {
         for (arguments, message) in [(["serve"], "--unsigned"), (["serve", "--key", "00"], "--salt"),
                                      (["serve", "--key", "zz", "--salt", "00", "--port", "0"], "hex"),
                                      (["serve", "--unsigned", "--bind", "not-an-address"], "not an IP address")] {
-            let process = Process()
-            process.executableURL = DecodeCommandTests.tool
-            process.arguments = arguments
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(process.terminationStatus != 0 && text.contains(message), "\(arguments): \(text)")
+            let outcome = try await ChildProcess.run(arguments)
+            let text = outcome.errorText
+            #expect(outcome.status != 0 && text.contains(message), "\(arguments): \(text)")
         }
     }
 }
