@@ -51,7 +51,7 @@ let package = Package(
             providers: [.apt(["liblcms2-dev"])]
         ),
         // C shims: all setjmp/longjmp error handling lives here, never in Swift.
-        .target(name: "CPNG", dependencies: ["CLibPNG"]),
+        .target(name: "CPNG", dependencies: ["CLibPNG"], linkerSettings: [.linkedLibrary("deflate")]),
         .target(name: "CColor", dependencies: ["CLibLCMS2"], linkerSettings: [.linkedLibrary("z")]),
         .target(name: "CJPEG", dependencies: ["CLibJPEG"]),
         .target(name: "CGIF", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),

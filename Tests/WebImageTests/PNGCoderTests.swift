@@ -178,7 +178,29 @@ import Testing
             #expect(decoded.pixelFormat == pixelFormat)
             #expect(decoded.size == original.size)
             #expect(decoded.pixels == original.pixels, "level \(level)")
+            // libpng reads it too (the decode above takes the libdeflate fast path).
+            #expect(try PNGFastDecoderTests.libpngImage(data).pixels == original.pixels, "level \(level)")
+            #expect(try PNGFastDecoderTests.fastImage(data) != nil, "level \(level)")
         }
+    }
+
+    @Test func aLargeImageIsWrittenAsIHDRThenIDATChunksOfAtMostOneMebibyteThenIEND() throws {
+        var random = SplitMix(seed: 11)
+        let noise = (0..<(700 * 700 * 3)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        let original = try Image(width: 700, height: 700, pixelFormat: .rgb8, pixels: noise)
+        let data = try coder.encode(original, as: .png, options: EncodeOptions(pngCompressionLevel: 3))
+        var chunks: [(type: String, length: Int)] = []
+        var offset = 8
+        while offset + 12 <= data.count {
+            let length = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            chunks.append((String(decoding: data[offset + 4..<offset + 8], as: UTF8.self), length))
+            offset += length + 12
+        }
+        #expect(offset == data.count)
+        #expect(chunks.map(\.type) == ["IHDR", "IDAT", "IDAT", "IEND"], "noise does not compress: 1.47 MB of rows in two chunks")
+        #expect(chunks.allSatisfy { $0.length <= 1 << 20 })
+        #expect(try PNGFastDecoderTests.libpngImage(data).pixels == original.pixels)
+        #expect(try coder.decode(data).pixels == original.pixels)
     }
 
     @Test func encodeScalesDownToMaxPixelSizeKeepingTheAspectRatio() throws {

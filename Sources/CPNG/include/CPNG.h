@@ -5,7 +5,9 @@
 // libpng's own message, so Swift never sees setjmp and no libpng struct leaks into Swift.
 //
 // Decoding uses libpng's progressive ("push") reader, so one state machine serves both a full decode
-// (all bytes fed at once) and an incremental one (bytes fed as they arrive).
+// (all bytes fed at once) and an incremental one (bytes fed as they arrive). A whole file of the common
+// kind (8-bit, not interlaced, no palette) may take the libdeflate fast path first (cpng_fast_*).
+// Encoding uses libdeflate, not libpng.
 //
 // Thread-safety: a decoder is used by one thread at a time; distinct decoders and encodes are independent.
 
@@ -81,18 +83,51 @@ uint64_t cpng_decoder_rows_delivered(const CPNGDecoder *decoder);
 /// libpng's message for `CPNGStatusFailed` (an empty string otherwise). Valid while the decoder lives.
 const char *cpng_decoder_message(const CPNGDecoder *decoder);
 
-/// Encodes 8-bit pixels as a PNG file in memory.
+/// Encodes 8-bit pixels as a PNG file in memory (png_encode.c: libpng's default filter choice, libdeflate's
+/// compression; IHDR, IDAT chunks of at most 1 MiB, IEND).
 ///
-/// `channels` is 1 (gray), 2 (gray + alpha), 3 (RGB) or 4 (RGBA); `compressionLevel` is zlib's 0–9.
-/// On success returns 1 and sets `*output` to a malloc'd buffer of `*outputCount` bytes, to be released
-/// with `cpng_free`. On failure returns 0, sets `*output` to NULL and writes libpng's message into
-/// `message` (at most `messageCapacity` bytes, NUL-terminated).
+/// `channels` is 1 (gray), 2 (gray + alpha), 3 (RGB) or 4 (RGBA); `compressionLevel` is 0–9 on zlib's
+/// scale (0 stores the rows unfiltered and uncompressed). On success returns 1 and sets `*output` to a
+/// malloc'd buffer of `*outputCount` bytes, to be released with `cpng_free`. On failure (bad geometry,
+/// no memory) returns 0, sets `*output` to NULL and writes why into `message` (at most
+/// `messageCapacity` bytes, NUL-terminated).
 int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t bytesPerRow,
                 uint32_t channels, int compressionLevel, uint8_t *_Nullable *_Nonnull output,
                 size_t *outputCount, char *message, size_t messageCapacity);
 
 /// Releases a buffer `cpng_encode` returned. NULL is ignored.
 void cpng_free(void *_Nullable pointer);
+
+/// What `cpng_fast_layout` found: the geometry of a PNG the fast path decodes (png_fast.c).
+typedef struct CPNGFastLayout {
+    uint32_t width;
+    uint32_t height;
+    /// 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA; 8 bits each.
+    uint32_t channels;
+    /// Bytes of one output row: width × channels.
+    size_t rowBytes;
+    /// Bytes the IDAT stream inflates to, (rowBytes + 1) × height: the output buffer's least capacity.
+    size_t filteredBytes;
+    /// Bytes of IDAT data, and in how many chunks.
+    size_t compressedBytes;
+    size_t idatChunks;
+    /// Where the first IDAT chunk's data starts in the file.
+    size_t firstIDATOffset;
+} CPNGFastLayout;
+
+/// Returns 1 and fills `layout` when the whole file `bytes` is a PNG the fast path may decode:
+/// 8-bit gray, gray + alpha, RGB or RGBA, not interlaced, no palette, `tRNS` or `acTL`, well-formed
+/// chunks up to `IEND`. Returns 0 otherwise: decode with libpng (`cpng_decoder_*`). Reads only.
+int cpng_fast_layout(const uint8_t *bytes, size_t count, CPNGFastLayout *layout);
+
+/// Decodes the file `cpng_fast_layout` accepted into `output`, which must hold `layout->filteredBytes`
+/// (`capacity`): rows of `layout->rowBytes` bytes, packed from the start, exactly as libpng writes
+/// them through `cpng_decoder_*`. Returns 1 on success. Returns 0, with `output` undefined, for
+/// anything libpng would report or warn about (a CRC error, a damaged or misplaced zlib stream, a bad
+/// filter type): decode with libpng then, which reports it. Never blocks; allocates only a copy of
+/// the IDAT data when it spans several chunks.
+int cpng_fast_decode(const uint8_t *bytes, size_t count, const CPNGFastLayout *layout, uint8_t *output,
+                     size_t capacity);
 
 #pragma clang assume_nonnull end
 

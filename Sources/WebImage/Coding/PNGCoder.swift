@@ -1,7 +1,7 @@
 import CPNG
 import Foundation
 
-/// Decodes and encodes PNG through libpng.
+/// Decodes PNG through libpng (the common files through libdeflate, to the same pixels) and encodes it through libdeflate.
 ///
 /// Decoding handles every colour type and bit depth (1, 2, 4, 8, 16), palettes, `tRNS` transparency
 /// and Adam7 interlacing. The result uses the smallest ``PixelFormat`` that holds the file without loss:
@@ -33,7 +33,9 @@ public struct PNGCoder: ProgressiveImageCoder {
 
     /// Decodes a complete PNG file.
     ///
-    /// The pixels are written by libpng straight into pooled memory. When ``DecodeOptions`` ask for a
+    /// The pixels are written by libpng straight into pooled memory; the common 8-bit, non-interlaced
+    /// files without palette or `tRNS` are inflated with libdeflate instead (`PNGFastDecoder`), to the
+    /// same pixels, and anything it does not take is decoded by libpng. When ``DecodeOptions`` ask for a
     /// smaller size (``DecodeOptions/outputSize(forSource:)``), the image is decoded in full and then
     /// resampled (area average) to exactly that size. An animated PNG yields every frame (see the type's
     /// documentation), each resized alike.
@@ -60,6 +62,9 @@ public struct PNGCoder: ProgressiveImageCoder {
         }
         return try data.withUnsafeBytes { bytes throws(ImageCodingError) in
             let orientation = PNGEXIFReader.orientation(inPNG: bytes)
+            if let image = try PNGFastDecoder.decode(bytes, pixelCountLimit: options.pixelCountLimit, scale: options.scale) {
+                return try Self.finished(image, bytes: bytes, orientation: orientation, options: options)
+            }
             // libpng reads the whole file first, an animated one too: its verdict on the file is the
             // incremental decoder's (found by fuzz-png), and its image is the default image.
             let session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: false)
@@ -110,13 +115,13 @@ public struct PNGCoder: ProgressiveImageCoder {
     ///   - image: the pixels to write: ``PixelFormat/gray8``, ``PixelFormat/grayAlpha8``,
     ///     ``PixelFormat/rgb8`` or ``PixelFormat/rgba8`` (frames of different formats are written as RGBA).
     ///   - format: must be ``ImageFormat/png``.
-    ///   - options: ``EncodeOptions/pngCompressionLevel`` (zlib level, clamped to 0–9; default 3),
+    ///   - options: ``EncodeOptions/pngCompressionLevel`` (0–9 on zlib's scale, clamped; default 3),
     ///     ``EncodeOptions/maxPixelSize`` (when a side is longer, every frame is first scaled down,
     ///     keeping its aspect ratio, with an area-averaging filter) and ``EncodeOptions/firstFrameOnly``.
     ///     Other options do not apply to PNG.
     /// - Returns: the complete file.
     /// - Throws: ``ImageCodingError/unsupportedEncoding(format:pixelFormat:)`` for a format other than
-    ///   PNG; ``ImageCodingError/encodingFailed(format:reason:)`` with libpng's message if libpng fails;
+    ///   PNG; ``ImageCodingError/encodingFailed(format:reason:)`` with the reason if the encoder fails (no memory);
     ///   ``ImageCodingError/insufficientMemory(byteCount:)`` if scaling down runs out of memory.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions = EncodeOptions()) throws -> Data {
         guard format == .png else {

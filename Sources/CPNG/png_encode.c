@@ -1,0 +1,170 @@
+// PNG encoding: rows filtered as libpng filters them by default, compressed with libdeflate (about
+// twice as fast as zlib at the same level on photos, and never a worse ratio in `bench codecs`), and
+// written as IHDR, IDAT chunks of at most 1 MiB, IEND. Nothing else: outputs carry no metadata (the
+// caller embeds what it was asked to keep).
+//
+// libdeflate 1.14 (libdeflate.h): a compressor per call (not thread-safe, cheap to allocate at levels
+// 0-9), a zlib stream with a 32 KiB window, level 0 writing stored blocks; libdeflate_zlib_compress
+// returns 0 when the output buffer is too small, which libdeflate_zlib_compress_bound rules out. It
+// allocates nothing while compressing, never calls back and never blocks.
+
+#include "CPNG.h"
+
+#include <libdeflate.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IDAT_CHUNK_LIMIT (1u << 20)
+
+static void copy_text(char *target, size_t capacity, const char *text) {
+    if (capacity == 0) return;
+    strncpy(target, text, capacity - 1);
+    target[capacity - 1] = '\0';
+}
+
+static void put32(uint8_t *p, uint32_t value) {
+    p[0] = (uint8_t)(value >> 24);
+    p[1] = (uint8_t)(value >> 16);
+    p[2] = (uint8_t)(value >> 8);
+    p[3] = (uint8_t)value;
+}
+
+// Writes a chunk (length, type, data, CRC) at `out`; returns the bytes written.
+static size_t put_chunk(uint8_t *out, const char *type, const uint8_t *data, size_t length) {
+    put32(out, (uint32_t)length);
+    memcpy(out + 4, type, 4);
+    if (length > 0) memmove(out + 8, data, length);
+    put32(out + 8 + length, libdeflate_crc32(0, out + 4, length + 4));
+    return length + 12;
+}
+
+static uint8_t paeth(uint8_t a, uint8_t b, uint8_t c) {
+    int p = (int)a + (int)b - (int)c;
+    int pa = abs(p - (int)a), pb = abs(p - (int)b), pc = abs(p - (int)c);
+    if (pa <= pb && pa <= pc) return a;
+    return pb <= pc ? b : c;
+}
+
+// Filters `row` (above it `up`, NULL for the first row) with `type` into `out`.
+static void filter_row(uint8_t type, const uint8_t *row, const uint8_t *up, size_t count, size_t bpp, uint8_t *out) {
+    for (size_t i = 0; i < count; i++) {
+        uint8_t left = i >= bpp ? row[i - bpp] : 0;
+        uint8_t above = up ? up[i] : 0;
+        uint8_t corner = (up && i >= bpp) ? up[i - bpp] : 0;
+        uint8_t predicted;
+        switch (type) {
+        case 1: predicted = left; break;
+        case 2: predicted = above; break;
+        case 3: predicted = (uint8_t)(((unsigned)left + above) >> 1); break;
+        case 4: predicted = paeth(left, above, corner); break;
+        default: predicted = 0; break;
+        }
+        out[i] = (uint8_t)(row[i] - predicted);
+    }
+}
+
+// libpng's default choice: the filter whose output has the smallest sum of bytes read as signed.
+static size_t signed_sum(const uint8_t *bytes, size_t count) {
+    size_t sum = 0;
+    for (size_t i = 0; i < count; i++) sum += bytes[i] < 128 ? bytes[i] : 256 - bytes[i];
+    return sum;
+}
+
+int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t bytesPerRow,
+                uint32_t channels, int compressionLevel, uint8_t **output, size_t *outputCount,
+                char *message, size_t messageCapacity) {
+    *output = NULL;
+    *outputCount = 0;
+    static const uint8_t colorTypes[5] = {0, 0, 4, 2, 6};
+    if (channels < 1 || channels > 4 || width == 0 || height == 0 || width > 0x7FFFFFFFu ||
+        height > 0x7FFFFFFFu || bytesPerRow < (size_t)width * channels) {
+        copy_text(message, messageCapacity, "invalid image geometry for PNG");
+        return 0;
+    }
+    int level = compressionLevel < 0 ? 0 : (compressionLevel > 9 ? 9 : compressionLevel);
+    size_t rowBytes = (size_t)width * channels;
+    if (rowBytes + 1 > SIZE_MAX / height) {
+        copy_text(message, messageCapacity, "encoded data too large");
+        return 0;
+    }
+    size_t filteredBytes = (rowBytes + 1) * (size_t)height;
+    uint8_t *filtered = malloc(filteredBytes);
+    uint8_t *candidates = malloc(rowBytes * 4);
+    struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(level);
+    if (filtered == NULL || candidates == NULL || compressor == NULL) {
+        free(filtered);
+        free(candidates);
+        if (compressor) libdeflate_free_compressor(compressor);
+        copy_text(message, messageCapacity, "out of memory");
+        return 0;
+    }
+    for (uint32_t y = 0; y < height; y++) {
+        const uint8_t *row = pixels + (size_t)y * bytesPerRow;
+        const uint8_t *up = y > 0 ? row - bytesPerRow : NULL;
+        uint8_t *out = filtered + (size_t)y * (rowBytes + 1);
+        if (level == 0) {   // filters only help compression: without it they are wasted work
+            out[0] = 0;
+            memcpy(out + 1, row, rowBytes);
+            continue;
+        }
+        uint8_t best = 0;
+        size_t bestSum = signed_sum(row, rowBytes);
+        for (uint8_t type = 1; type <= 4; type++) {
+            uint8_t *candidate = candidates + (size_t)(type - 1) * rowBytes;
+            filter_row(type, row, up, rowBytes, channels, candidate);
+            size_t sum = signed_sum(candidate, rowBytes);
+            if (sum < bestSum) {
+                best = type;
+                bestSum = sum;
+            }
+        }
+        out[0] = best;
+        memcpy(out + 1, best == 0 ? row : candidates + (size_t)(best - 1) * rowBytes, rowBytes);
+    }
+    free(candidates);
+
+    size_t bound = libdeflate_zlib_compress_bound(compressor, filteredBytes);
+    size_t chunks = bound / IDAT_CHUNK_LIMIT + 1;
+    size_t capacity = 8 + 25 + bound + chunks * 12 + 12;
+    uint8_t *file = malloc(capacity);
+    if (file == NULL) {
+        free(filtered);
+        libdeflate_free_compressor(compressor);
+        copy_text(message, messageCapacity, "out of memory");
+        return 0;
+    }
+    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+    memcpy(file, signature, 8);
+    uint8_t header[13];
+    put32(header, width);
+    put32(header + 4, height);
+    header[8] = 8;
+    header[9] = colorTypes[channels];
+    header[10] = header[11] = header[12] = 0;
+    size_t count = 8 + put_chunk(file + 8, "IHDR", header, sizeof header);
+    // The stream is compressed past the room for every chunk's 12 bytes of framing; each chunk then
+    // moves its part left into place (memmove in put_chunk), never reaching a part not yet moved,
+    // so no second buffer is needed.
+    size_t streamOffset = count + chunks * 12;
+    size_t streamBytes = libdeflate_zlib_compress(compressor, filtered, filteredBytes, file + streamOffset, bound);
+    free(filtered);
+    libdeflate_free_compressor(compressor);
+    if (streamBytes == 0) {
+        free(file);
+        copy_text(message, messageCapacity, "compression failed");
+        return 0;
+    }
+    for (size_t offset = 0; offset < streamBytes; offset += IDAT_CHUNK_LIMIT) {
+        size_t length = streamBytes - offset < IDAT_CHUNK_LIMIT ? streamBytes - offset : IDAT_CHUNK_LIMIT;
+        count += put_chunk(file + count, "IDAT", file + streamOffset + offset, length);
+    }
+    count += put_chunk(file + count, "IEND", NULL, 0);
+    uint8_t *shrunk = realloc(file, count);
+    *output = shrunk != NULL ? shrunk : file;
+    *outputCount = count;
+    return 1;
+}
+
+void cpng_free(void *pointer) {
+    free(pointer);
+}
