@@ -38,35 +38,74 @@ static size_t put_chunk(uint8_t *out, const char *type, const uint8_t *data, siz
     return length + 12;
 }
 
-static uint8_t paeth(uint8_t a, uint8_t b, uint8_t c) {
-    int p = (int)a + (int)b - (int)c;
-    int pa = abs(p - (int)a), pb = abs(p - (int)b), pc = abs(p - (int)c);
-    if (pa <= pb && pa <= pc) return a;
-    return pb <= pc ? b : c;
+// A filtered byte's weight in libpng's default heuristic: its value read as signed, made positive.
+static inline unsigned weight(uint8_t v) {
+    return v < 128 ? v : 256u - v;
 }
 
-// Filters `row` (above it `up`, NULL for the first row) with `type` into `out`.
-static void filter_row(uint8_t type, const uint8_t *row, const uint8_t *up, size_t count, size_t bpp, uint8_t *out) {
-    for (size_t i = 0; i < count; i++) {
-        uint8_t left = i >= bpp ? row[i - bpp] : 0;
-        uint8_t above = up ? up[i] : 0;
-        uint8_t corner = (up && i >= bpp) ? up[i - bpp] : 0;
-        uint8_t predicted;
-        switch (type) {
-        case 1: predicted = left; break;
-        case 2: predicted = above; break;
-        case 3: predicted = (uint8_t)(((unsigned)left + above) >> 1); break;
-        case 4: predicted = paeth(left, above, corner); break;
-        default: predicted = 0; break;
-        }
-        out[i] = (uint8_t)(row[i] - predicted);
-    }
-}
-
-// libpng's default choice: the filter whose output has the smallest sum of bytes read as signed.
-static size_t signed_sum(const uint8_t *bytes, size_t count) {
+// `weigh` is None's weight; each other filter writes its output for `row` (above it `up`, zeros for the first row) into `out` and
+// returns the output's weight. Straight loops without branches on the byte, which compilers turn into
+// vector code; Paeth's choice is made with selects for the same reason.
+static size_t weigh(const uint8_t *row, size_t count) {
     size_t sum = 0;
-    for (size_t i = 0; i < count; i++) sum += bytes[i] < 128 ? bytes[i] : 256 - bytes[i];
+    for (size_t i = 0; i < count; i++) sum += weight(row[i]);
+    return sum;
+}
+
+static size_t filter_sub(const uint8_t *row, size_t count, size_t bpp, uint8_t *out) {
+    size_t sum = 0;
+    for (size_t i = 0; i < bpp && i < count; i++) {
+        out[i] = row[i];
+        sum += weight(row[i]);
+    }
+    for (size_t i = bpp; i < count; i++) {
+        uint8_t v = (uint8_t)(row[i] - row[i - bpp]);
+        out[i] = v;
+        sum += weight(v);
+    }
+    return sum;
+}
+
+static size_t filter_up(const uint8_t *row, const uint8_t *up, size_t count, uint8_t *out) {
+    size_t sum = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint8_t v = (uint8_t)(row[i] - up[i]);
+        out[i] = v;
+        sum += weight(v);
+    }
+    return sum;
+}
+
+static size_t filter_average(const uint8_t *row, const uint8_t *up, size_t count, size_t bpp, uint8_t *out) {
+    size_t sum = 0;
+    for (size_t i = 0; i < bpp && i < count; i++) {
+        uint8_t v = (uint8_t)(row[i] - (up[i] >> 1));
+        out[i] = v;
+        sum += weight(v);
+    }
+    for (size_t i = bpp; i < count; i++) {
+        uint8_t v = (uint8_t)(row[i] - (((unsigned)row[i - bpp] + up[i]) >> 1));
+        out[i] = v;
+        sum += weight(v);
+    }
+    return sum;
+}
+
+static size_t filter_paeth(const uint8_t *row, const uint8_t *up, size_t count, size_t bpp, uint8_t *out) {
+    size_t sum = 0;
+    for (size_t i = 0; i < bpp && i < count; i++) {   // left and corner are zero: Paeth predicts `up`
+        uint8_t v = (uint8_t)(row[i] - up[i]);
+        out[i] = v;
+        sum += weight(v);
+    }
+    for (size_t i = bpp; i < count; i++) {
+        int a = row[i - bpp], b = up[i], c = up[i - bpp];
+        int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+        int predicted = (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
+        uint8_t v = (uint8_t)(row[i] - predicted);
+        out[i] = v;
+        sum += weight(v);
+    }
     return sum;
 }
 
@@ -90,10 +129,12 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
     size_t filteredBytes = (rowBytes + 1) * (size_t)height;
     uint8_t *filtered = malloc(filteredBytes);
     uint8_t *candidates = malloc(rowBytes * 4);
+    uint8_t *zeroRow = calloc(rowBytes, 1);
     struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(level);
-    if (filtered == NULL || candidates == NULL || compressor == NULL) {
+    if (filtered == NULL || candidates == NULL || zeroRow == NULL || compressor == NULL) {
         free(filtered);
         free(candidates);
+        free(zeroRow);
         if (compressor) libdeflate_free_compressor(compressor);
         copy_text(message, messageCapacity, "out of memory");
         return 0;
@@ -107,21 +148,24 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
             memcpy(out + 1, row, rowBytes);
             continue;
         }
+        // libpng's default choice: the filter whose output weighs least (the first of equals). Above
+        // the first row is a row of zeros.
+        const uint8_t *above = up != NULL ? up : zeroRow;
+        size_t sums[5];
+        sums[0] = weigh(row, rowBytes);
+        sums[1] = filter_sub(row, rowBytes, channels, candidates);
+        sums[2] = filter_up(row, above, rowBytes, candidates + rowBytes);
+        sums[3] = filter_average(row, above, rowBytes, channels, candidates + 2 * rowBytes);
+        sums[4] = filter_paeth(row, above, rowBytes, channels, candidates + 3 * rowBytes);
         uint8_t best = 0;
-        size_t bestSum = signed_sum(row, rowBytes);
         for (uint8_t type = 1; type <= 4; type++) {
-            uint8_t *candidate = candidates + (size_t)(type - 1) * rowBytes;
-            filter_row(type, row, up, rowBytes, channels, candidate);
-            size_t sum = signed_sum(candidate, rowBytes);
-            if (sum < bestSum) {
-                best = type;
-                bestSum = sum;
-            }
+            if (sums[type] < sums[best]) best = type;
         }
         out[0] = best;
         memcpy(out + 1, best == 0 ? row : candidates + (size_t)(best - 1) * rowBytes, rowBytes);
     }
     free(candidates);
+    free(zeroRow);
 
     size_t bound = libdeflate_zlib_compress_bound(compressor, filteredBytes);
     size_t chunks = bound / IDAT_CHUNK_LIMIT + 1;
