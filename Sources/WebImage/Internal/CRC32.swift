@@ -1,8 +1,8 @@
 import CColor
 
 /// The CRC-32 of PNG chunks and zlib (ISO 3309, polynomial 0xEDB88320, reflected), as PNG's
-/// specification defines it: zlib's `crc32` (several bytes per cycle, where a byte-wise table loop
-/// managed one per several cycles), through CColor, which links zlib.
+/// specification defines it: libdeflate's `libdeflate_crc32` through CColor (carry-less multiplication
+/// where the CPU has it: about four times zlib's `crc32`, itself several times a byte-wise table loop).
 package enum CRC32 {
     /// Continues the checksum `crc` (0 to start) over `bytes`.
     package static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
