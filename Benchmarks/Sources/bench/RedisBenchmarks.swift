@@ -80,6 +80,12 @@ enum RedisBenchmarks {
         } reference: {
             if redis_baseline_get_loop("127.0.0.1", Int32(port), redisKey, Int32(count), length) < 0 { failed = true }
         }
+        // The process's cache in front of the tier (RedisImageCache.cachedData: the local tiers, then Redis).
+        let cacheTimes = try await interleavedAsync(iterations: iterations) {
+            for _ in 0..<count { guard try await cache.cachedData(forKey: key) != nil else { throw BenchError("cache miss") } }
+        } reference: {
+            if redis_baseline_get_loop("127.0.0.1", Int32(port), redisKey, Int32(count), length) < 0 { failed = true }
+        }
         let errors = cache.shared.statistics.errors
         guard errors == 0 else { throw BenchError("\(errors) Redis errors during the run") }
         let csv = try Measure.run(benchmark, ["-p", "\(port)", "-t", "set,get", "-d", "\(length)", "-n", "\(count * 10)", "-c", "1", "--csv"]).output
@@ -89,6 +95,8 @@ enum RedisBenchmarks {
         var rows = [Row(name: name, ours: times.ours, reference: "bare hiredis GET loop in C x\(count)", referenceValue: times.reference, goal: 0.8)]
         rows.append(Row(name: "RedisTier.value alone (no manager), same value x\(count)", ours: tierTimes.ours,
                         reference: "bare hiredis GET loop in C x\(count)", referenceValue: tierTimes.reference, goal: nil))
+        rows.append(Row(name: "RedisImageCache.cachedData (no manager), same value x\(count)", ours: cacheTimes.ours,
+                        reference: "bare hiredis GET loop in C x\(count)", referenceValue: cacheTimes.reference, goal: nil))
         rows.append(Row(name: name, ours: times.ours, reference: "redis-benchmark -t get -d \(length) -c 1 (x\(count))",
                         referenceValue: rate.map { Double(count) / $0 * 1000 }, goal: 0.8, note: "redis-benchmark printed no GET rate"))
         await manager.shutdown()
