@@ -12,8 +12,9 @@ public struct EncodeOptions: Sendable, Hashable {
     /// Scale the image down (keeping its aspect ratio) so that neither side exceeds this many pixels
     /// before encoding; default `nil` (encode at full size). Every frame of an animation is scaled.
     public var maxPixelSize: Int?
-    /// PNG zlib compression level 0–9; default 3. On photographs level 3 writes files within about 6 %
-    /// of level 6 (zlib's own default) in a third of the time; 0 stores without compression.
+    /// PNG compression level 0–9, on zlib's scale (libdeflate compresses); default 3. On a DIV2K
+    /// photograph level 3 wrote files about 1 % larger than level 6 in about 10 % less time; 0 stores
+    /// the rows unfiltered and uncompressed.
     public var pngCompressionLevel: Int
     /// Whether formats that can be either lossy or lossless write losslessly (WebP's VP8L, AVIF with
     /// 4:4:4 identity colour and quantizer 0); default `false`. ``compressionQuality`` and
