@@ -58,9 +58,10 @@ static size_t idat_limit(const CPNGFastLayout *layout) {
 }
 
 // Walks every chunk up to IEND and fills `layout`; with `checksCRCs`, also checks the CRCs of IDAT and
-// IEND (IHDR's always is), and with `gather`, copies the IDAT data there. Returns 0 for anything the
-// fast path declines.
-static int walk(const uint8_t *bytes, size_t count, CPNGFastLayout *layout, int checksCRCs, uint8_t *gather) {
+// IEND (IHDR's always is), and with `gather`, copies the IDAT data there (never more than
+// `gatherCapacity` bytes). Returns 0 for anything the fast path declines.
+static int walk(const uint8_t *bytes, size_t count, CPNGFastLayout *layout, int checksCRCs, uint8_t *gather,
+                size_t gatherCapacity) {
     static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
     if (count < 8 + 25 + 12 || memcmp(bytes, signature, 8) != 0) return 0;
     size_t offset = 8;
@@ -95,6 +96,7 @@ static int walk(const uint8_t *bytes, size_t count, CPNGFastLayout *layout, int 
             idatState = 1;
             if (checksCRCs && !crc_matches(chunk, length)) return 0;
             if (gather) {
+                if (length > gatherCapacity - gathered) return 0;
                 memcpy(gather + gathered, data, length);
                 gathered += length;
             }
@@ -116,7 +118,7 @@ static int walk(const uint8_t *bytes, size_t count, CPNGFastLayout *layout, int 
 
 int cpng_fast_layout(const uint8_t *bytes, size_t count, CPNGFastLayout *layout) {
     memset(layout, 0, sizeof *layout);
-    return walk(bytes, count, layout, 0, NULL);
+    return walk(bytes, count, layout, 0, NULL, 0);
 }
 
 static uint8_t paeth(uint8_t a, uint8_t b, uint8_t c) {
@@ -180,7 +182,8 @@ int cpng_fast_decode(const uint8_t *bytes, size_t count, const CPNGFastLayout *l
     // A single IDAT is inflated where it is; several are gathered into one stream first.
     uint8_t *gathered = NULL;
     if (layout->idatChunks > 1 && (gathered = malloc(layout->compressedBytes)) == NULL) return 0;
-    if (!walk(bytes, count, &checked, 1, gathered) || checked.compressedBytes != layout->compressedBytes ||
+    size_t gatherCapacity = gathered != NULL ? layout->compressedBytes : 0;
+    if (!walk(bytes, count, &checked, 1, gathered, gatherCapacity) || checked.compressedBytes != layout->compressedBytes ||
         checked.filteredBytes != layout->filteredBytes || checked.idatChunks != layout->idatChunks) {
         free(gathered);
         return 0;
