@@ -119,6 +119,19 @@ import CGIF
         }
     }
 
+    /// fuzz-png, input `crash-978e5986…` (80 bytes, base64 below): a 32×32 palette PNG at depth 1 cut
+    /// inside its only IDAT. Fed at once, libpng inflates what there is and the file just ends
+    /// (truncated); fed as 77, 2 and 1 bytes, its progressive reader inflates a row whose filter
+    /// byte is bad and fails at ``IncrementalDecoder/append(_:)`` (corrupt). A failed `append` now
+    /// lets a full decode of the bytes so far decide: its image or its error, or, when it says only
+    /// that the bytes end early, the rest is awaited and ``IncrementalDecoder/finish()`` decides.
+    @Test(arguments: [[77, 2, 1], [1], [80]])
+    func pngIncrementalDecodeThatFailsMidwayEndsAsTheFullDecode(chunking: [Int]) throws {
+        let data = try #require(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAACAAAAAgAQMAAAE+s9ghAAAABlBMVEXu/yIiZv9sGtImAAAAKUlEQVQI12NggIIPULgKCkPRsLExw5ldYII="))
+        #expect(throws: ImageCodingError.truncatedData(format: .png)) { try PNGCoder().decode(data) }
+        #expect(throws: ImageCodingError.truncatedData(format: .png)) { try Self.decodeIncrementally(data, chunking: chunking) }
+    }
+
     /// Feeds `data` to a PNG incremental decoder in pieces of the sizes in `chunking` (the last
     /// size repeating), then finishes.
     static func decodeIncrementally(_ data: Data, chunking: [Int]) throws -> Image {

@@ -24,6 +24,9 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
     private(set) var receivedByteCount = 0
     /// Whether the first 8 bytes are PNG's signature (`nil` until 8 bytes are in, or a mismatch).
     private var hasSignature: Bool?
+    /// Set when libpng failed on bytes that a full decode calls merely incomplete (see
+    /// ``settle(_:)``): the rest is only collected, and ``finish()`` lets a full decode decide.
+    private var awaitsFullDecode = false
 
     private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     /// How many bytes ``PNGCoder/decode(_:options:)`` sniffs (an SVG may show itself late).
@@ -38,6 +41,7 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
         receivedByteCount += chunk.count
         if finalImage != nil || session?.isComplete == true { return }
         received.append(contentsOf: chunk)
+        if awaitsFullDecode { return }
         if hasSignature != true {
             checkSignature()
             if hasSignature == false {
@@ -49,7 +53,32 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
         let limit = received.withUnsafeBytes { bytes in
             scheduler.feedLimit(received: UnsafeRawBufferPointer(rebasing: bytes[fedCount...]), startingAt: fedCount)
         }
-        try feed(upTo: limit)
+        do throws(ImageCodingError) {
+            try feed(upTo: limit)
+        } catch {
+            try settle(error)
+        }
+    }
+
+    /// Decides a failure of libpng's progressive reader at ``append(_:)``. Its verdict on a damaged
+    /// file can depend on how the bytes were split (fuzz-png: a row with a bad filter byte inflated
+    /// from a few bytes at a time, where the same bytes at once just end early), so a full decode of
+    /// the bytes so far decides instead: its image completes the decode, its error fails it, and
+    /// when it says only that the bytes end early, the rest is collected for ``finish()``.
+    private func settle(_ error: ImageCodingError) throws(ImageCodingError) {
+        guard case .corruptData = error else { throw fail(with: error) }
+        do {
+            finalImage = try PNGCoder().decode(Data(received), options: options)
+            failure = nil
+            session = nil
+            received = []
+        } catch ImageCodingError.truncatedData {
+            failure = nil
+            session = nil
+            awaitsFullDecode = true
+        } catch {
+            throw fail(with: error as? ImageCodingError ?? .truncatedData(format: .png))
+        }
     }
 
     func makePartialImage() -> Image? {
@@ -66,6 +95,17 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
         if let failure { throw failure }
         if let finalImage { return finalImage }
         if hasSignature == false { throw fail(with: notPNGError()) }
+        if awaitsFullDecode {
+            let image: Image
+            do {
+                image = try PNGCoder().decode(Data(received), options: options)
+            } catch {
+                throw fail(with: error as? ImageCodingError ?? .truncatedData(format: .png))
+            }
+            finalImage = image
+            received = []
+            return image
+        }
         do throws(ImageCodingError) {
             // Nothing more is coming: hand over whatever was held back.
             try feed(upTo: received.count)
