@@ -1,15 +1,23 @@
 // The fast path for the PNGs servers see most: 8-bit gray, gray + alpha, RGB or RGBA, not interlaced,
 // the whole file in memory. libdeflate inflates the IDAT stream in one call (about 1.7x zlib's inflate
 // on the corpus's DIV2K-sized photos, which is most of a PNG decode), and the rows are unfiltered in
-// place in the output buffer. Anything else, and anything libpng would warn about or refuse, is
-// declined: the caller then decodes with libpng, whose verdict and pixels stay the reference.
+// place in the output buffer. Anything else, and anything libpng would warn about or refuse in the
+// file's structure, is declined: the caller then decodes with libpng, whose pixels are the reference.
 //
 // What libdeflate 1.14 does (libdeflate.h): libdeflate_zlib_decompress_ex checks the zlib header
 // (method 8, window at most 32 KiB, no preset dictionary, header checksum) and the Adler-32, never
 // reads past `in_nbytes` nor writes past `out_nbytes_avail`, returns LIBDEFLATE_BAD_DATA for a
 // damaged stream, LIBDEFLATE_INSUFFICIENT_SPACE when the output would be longer, and reports how many
 // input bytes the stream used. It does not check distances against the header's window size (zlib
-// does), so a stream whose header declares less than 32 KiB is declined. It allocates nothing while
+// does), so a stream whose header declares less than 32 KiB is declined.
+//
+// One difference is left (found in review, reading libdeflate's and zlib's sources): libdeflate is
+// more lenient than zlib with deflate data no encoder writes — length symbols 286-287 and distance
+// symbols 30-31, a one-codeword Huffman code's unused bit pattern, dynamic headers declaring more
+// than 286/30 codes, code-length repeats running past the end. zlib (so libpng) calls those corrupt;
+// here they decode. Telling them apart would mean inflating with zlib, which is what this path
+// saves. Both are memory-safe; PNGIncrementalDecoder lets a full decode decide every failure, so
+// its result still equals PNGCoder.decode's. It allocates nothing while
 // decompressing, never calls back, and a decompressor is used by one thread at a time (one per call
 // here). It is pure computation: nothing blocks.
 //
@@ -19,7 +27,8 @@
 // chunks over libpng's 8,000,000-byte chunk limit (IDAT chunks over its own limit), CRC errors in critical chunks, IDAT chunks that are
 // not consecutive, a zlib stream that is damaged, too short, too long or followed by more data, and
 // filter types over 4 are declined too, so that libpng reports them as it always has. Ancillary chunks
-// are skipped unread, as libpng skips them (a damaged one is only a warning there).
+// are skipped unread, as libpng skips them (a damaged one is only a warning there). The deflate data
+// itself is libdeflate's to judge (see above).
 
 #include "CPNG.h"
 
@@ -87,6 +96,7 @@ static int walk(const uint8_t *bytes, size_t count, CPNGFastLayout *layout, int 
             layout->height = height;
             layout->channels = channels;
             layout->rowBytes = (size_t)width * channels;
+            if (layout->rowBytes + 1 > SIZE_MAX / height) return 0;   // only on 32-bit targets
             layout->filteredBytes = (layout->rowBytes + 1) * (size_t)height;
             layout->compressedBytes = 0;
             layout->idatChunks = 0;
@@ -184,7 +194,8 @@ int cpng_fast_decode(const uint8_t *bytes, size_t count, const CPNGFastLayout *l
     if (layout->idatChunks > 1 && (gathered = malloc(layout->compressedBytes)) == NULL) return 0;
     size_t gatherCapacity = gathered != NULL ? layout->compressedBytes : 0;
     if (!walk(bytes, count, &checked, 1, gathered, gatherCapacity) || checked.compressedBytes != layout->compressedBytes ||
-        checked.filteredBytes != layout->filteredBytes || checked.idatChunks != layout->idatChunks) {
+        checked.filteredBytes != layout->filteredBytes || checked.idatChunks != layout->idatChunks ||
+        checked.rowBytes != layout->rowBytes || checked.height != layout->height || checked.channels != layout->channels) {
         free(gathered);
         return 0;
     }
@@ -206,5 +217,5 @@ int cpng_fast_decode(const uint8_t *bytes, size_t count, const CPNGFastLayout *l
     libdeflate_free_decompressor(decompressor);
     free(gathered);
     if (result != LIBDEFLATE_SUCCESS || used != layout->compressedBytes || produced != layout->filteredBytes) return 0;
-    return unfilter(output, layout->rowBytes, layout->height, layout->channels);
+    return unfilter(output, checked.rowBytes, checked.height, checked.channels);
 }

@@ -123,8 +123,8 @@ import CGIF
     /// inside its only IDAT. Fed at once, libpng inflates what there is and the file just ends
     /// (truncated); fed as 77, 2 and 1 bytes, its progressive reader inflates a row whose filter
     /// byte is bad and fails at ``IncrementalDecoder/append(_:)`` (corrupt). A failed `append` now
-    /// lets a full decode of the bytes so far decide: its image or its error, or, when it says only
-    /// that the bytes end early, the rest is awaited and ``IncrementalDecoder/finish()`` decides.
+    /// lets a full decode decide: of the bytes so far when it decodes them, else of every byte at
+    /// ``IncrementalDecoder/finish()``.
     @Test(arguments: [[77, 2, 1], [1], [80]])
     func pngIncrementalDecodeThatFailsMidwayEndsAsTheFullDecode(chunking: [Int]) throws {
         let data = try #require(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAACAAAAAgAQMAAAE+s9ghAAAABlBMVEXu/yIiZv9sGtImAAAAKUlEQVQI12NggIIPULgKCkPRsLExw5ldYII="))

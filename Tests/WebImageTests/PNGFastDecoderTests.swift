@@ -15,7 +15,7 @@ import Testing
     }
 
     static func fastImage(_ data: Data, pixelCountLimit: Int = .max) throws -> Image? {
-        try data.withUnsafeBytes { try PNGFastDecoder.decode($0, pixelCountLimit: pixelCountLimit, scale: 1) }
+        data.withUnsafeBytes { PNGFastDecoder.decode($0, pixelCountLimit: pixelCountLimit, scale: 1) }
     }
 
     static func samePixels(_ a: Image, _ b: Image) -> Bool {
@@ -93,6 +93,62 @@ import Testing
         // Ancillary chunks are skipped, as libpng skips them.
         let annotated = png.file(extraChunks: [("tEXt", Data("Title\0x".utf8)), ("pHYs", Data(count: 9))])
         #expect(Self.samePixels(try #require(try Self.fastImage(annotated)), try Self.libpngImage(annotated)))
+    }
+
+    /// The one documented difference (png_fast.c): libdeflate inflates deflate data no encoder writes
+    /// that zlib refuses, here a fixed-Huffman length symbol 286 (zlib: "invalid literal/length code";
+    /// libdeflate: length 258). libpng refuses the file; the full decode gives its pixels; the
+    /// incremental decoder, fed whole or byte by byte, ends exactly as the full decode.
+    @Test func aStreamOnlyLibdeflateAcceptsEndsTheSameWholeOrInPieces() throws {
+        var bits = BitWriter()
+        bits.write(1, count: 1)                     // BFINAL
+        bits.write(1, count: 2)                     // BTYPE 01: fixed Huffman
+        bits.writeCode(0b0011_0000, length: 8)      // literal 0
+        bits.writeCode(0b1100_0110, length: 8)      // length symbol 286
+        bits.writeCode(0, length: 5)                // distance code 0: distance 1
+        bits.writeCode(0, length: 7)                // end of block
+        let adler: UInt32 = 259 << 16 | 1           // 259 zero bytes: a = 1, b = 259
+        let stream = [0x78, 0x01] + bits.bytes + CraftedPNG.bigEndian(adler)
+        var file = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        file += CraftedPNG.chunk("IHDR", CraftedPNG.bigEndian(258) + CraftedPNG.bigEndian(1) + [8, 0, 0, 0, 0])
+        file += CraftedPNG.chunk("IDAT", stream)
+        file += CraftedPNG.chunk("IEND", [])
+
+        #expect(throws: ImageCodingError.self) { try Self.libpngImage(file) }
+        let full = try PNGCoder().decode(file, options: DecodeOptions(applyOrientation: false))
+        #expect(full.size == PixelSize(width: 258, height: 1) && full.pixels == Data(count: 258))
+        for chunking in [file.count, 1] {
+            let decoder = PNGCoder().makeIncrementalDecoder(options: DecodeOptions(applyOrientation: false))
+            var offset = 0
+            while offset < file.count {
+                try decoder.append(file[offset..<min(offset + chunking, file.count)])
+                offset += chunking
+            }
+            #expect(Self.samePixels(try decoder.finish(), full), "in pieces of \(chunking)")
+        }
+    }
+
+    /// Bits packed as deflate packs them: values from their lowest bit, Huffman codes from their highest.
+    struct BitWriter {
+        private(set) var bytes: [UInt8] = []
+        private var used = 8
+
+        mutating func write(_ value: UInt32, count: Int) {
+            for bit in 0..<count { append(bit: (value >> bit) & 1) }
+        }
+
+        mutating func writeCode(_ code: UInt32, length: Int) {
+            for bit in (0..<length).reversed() { append(bit: (code >> bit) & 1) }
+        }
+
+        private mutating func append(bit: UInt32) {
+            if used == 8 {
+                bytes.append(0)
+                used = 0
+            }
+            bytes[bytes.count - 1] |= UInt8(bit) << used
+            used += 1
+        }
     }
 
     @Test func theSizeLimitIsLibpngsToReport() throws {

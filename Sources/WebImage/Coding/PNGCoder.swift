@@ -62,7 +62,7 @@ public struct PNGCoder: ProgressiveImageCoder {
         }
         return try data.withUnsafeBytes { bytes throws(ImageCodingError) in
             let orientation = PNGEXIFReader.orientation(inPNG: bytes)
-            if let image = try PNGFastDecoder.decode(bytes, pixelCountLimit: options.pixelCountLimit, scale: options.scale) {
+            if let image = PNGFastDecoder.decode(bytes, pixelCountLimit: options.pixelCountLimit, scale: options.scale) {
                 return try Self.finished(image, bytes: bytes, orientation: orientation, options: options)
             }
             // libpng reads the whole file first, an animated one too: its verdict on the file is the

@@ -5,13 +5,15 @@ import CPNG
 /// stream at once and the rows are unfiltered in place (`png_fast.c`), about 1.7× faster than libpng
 /// on a large photo. Its pixels are libpng's, byte for byte.
 ///
-/// Every file it does not take, and every file libpng would report anything about (a CRC error, a
-/// damaged zlib stream, a bad filter type, a size over the limit), is left to libpng, whose verdict
-/// stays the reference: the fast path returns `nil` and allocates nothing that outlives the call.
+/// Every file it does not take, and every file whose structure libpng would report (a CRC error, a
+/// misplaced or damaged zlib stream, a bad filter type, a size over the limit), is left to libpng:
+/// the fast path returns `nil` and allocates nothing that outlives the call. The one difference:
+/// libdeflate inflates a few invalid deflate encodings no encoder writes that zlib refuses (see
+/// `png_fast.c`).
 enum PNGFastDecoder {
-    /// The image `bytes` (a whole PNG file) decodes to, or `nil` when libpng must decode it.
-    /// - Throws: ``ImageCodingError/insufficientMemory(byteCount:)`` when the pixels cannot be allocated.
-    static func decode(_ bytes: UnsafeRawBufferPointer, pixelCountLimit: Int, scale: Double) throws(ImageCodingError) -> Image? {
+    /// The image `bytes` (a whole PNG file) decodes to, or `nil` when libpng must decode it (also
+    /// when the pixels cannot be allocated: libpng needs a little less).
+    static func decode(_ bytes: UnsafeRawBufferPointer, pixelCountLimit: Int, scale: Double) -> Image? {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         var layout = CPNGFastLayout()
         guard cpng_fast_layout(base, bytes.count, &layout) != 0 else { return nil }
@@ -24,7 +26,8 @@ enum PNGFastDecoder {
         default: .rgba8
         }
         // Room for the inflated rows, each with its filter byte; the pixels are unfiltered in place.
-        let storage = try PixelStorage(byteCount: layout.filteredBytes)
+        // Without it, libpng may still manage: it needs `height` bytes less.
+        guard let storage = try? PixelStorage(byteCount: layout.filteredBytes) else { return nil }
         guard cpng_fast_decode(base, bytes.count, &layout, storage.bytes.assumingMemoryBound(to: UInt8.self), storage.capacity) != 0 else {
             return nil
         }

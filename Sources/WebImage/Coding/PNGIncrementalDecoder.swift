@@ -24,8 +24,8 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
     private(set) var receivedByteCount = 0
     /// Whether the first 8 bytes are PNG's signature (`nil` until 8 bytes are in, or a mismatch).
     private var hasSignature: Bool?
-    /// Set when libpng failed on bytes that a full decode calls merely incomplete (see
-    /// ``settle(_:)``): the rest is only collected, and ``finish()`` lets a full decode decide.
+    /// Set when libpng failed on bytes a full decode does not decode either (see ``settle(_:)``):
+    /// the rest is only collected, and ``finish()`` lets a full decode decide.
     private var awaitsFullDecode = false
 
     private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -62,22 +62,20 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
 
     /// Decides a failure of libpng's progressive reader at ``append(_:)``. Its verdict on a damaged
     /// file can depend on how the bytes were split (fuzz-png: a row with a bad filter byte inflated
-    /// from a few bytes at a time, where the same bytes at once just end early), so a full decode of
-    /// the bytes so far decides instead: its image completes the decode, its error fails it, and
-    /// when it says only that the bytes end early, the rest is collected for ``finish()``.
+    /// from a few bytes at a time, where the same bytes at once just end early), and the full decode
+    /// may judge the zlib data otherwise (libdeflate, see `PNGFastDecoder`), so the full decode
+    /// decides: if it decodes the bytes so far, that image completes the decode; otherwise the rest is
+    /// only collected, and ``finish()`` lets a full decode of every byte decide. A damaged file then
+    /// fails at ``finish()`` rather than at the first bad byte; its pixel count was already checked.
     private func settle(_ error: ImageCodingError) throws(ImageCodingError) {
         guard case .corruptData = error else { throw fail(with: error) }
-        do {
-            finalImage = try PNGCoder().decode(Data(received), options: options)
-            failure = nil
-            session = nil
+        failure = nil
+        session = nil
+        if let image = try? PNGCoder().decode(Data(received), options: options) {
+            finalImage = image
             received = []
-        } catch ImageCodingError.truncatedData {
-            failure = nil
-            session = nil
+        } else {
             awaitsFullDecode = true
-        } catch {
-            throw fail(with: error as? ImageCodingError ?? .truncatedData(format: .png))
         }
     }
 
