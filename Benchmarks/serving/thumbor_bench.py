@@ -143,17 +143,6 @@ def group_alive(pgid):
         except ProcessLookupError:
             return False
     return bool(group_pids(pgid))
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            return True
-    return False
 
 
 def stop(proc):

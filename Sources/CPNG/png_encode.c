@@ -9,6 +9,7 @@
 // allocates nothing while compressing, never calls back and never blocks.
 
 #include "CPNG.h"
+#include "png_paeth.h"
 
 #include <libdeflate.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ static inline unsigned weight(uint8_t v) {
 
 // `weigh` is None's weight; each other filter writes its output for `row` (above it `up`, zeros for the first row) into `out` and
 // returns the output's weight. Straight loops without branches on the byte, which compilers turn into
-// vector code; Paeth's choice is made with selects for the same reason.
+// vector code (Paeth's choice is made with selects: png_paeth.h).
 static size_t weigh(const uint8_t *row, size_t count) {
     size_t sum = 0;
     for (size_t i = 0; i < count; i++) sum += weight(row[i]);
@@ -99,10 +100,7 @@ static size_t filter_paeth(const uint8_t *row, const uint8_t *up, size_t count, 
         sum += weight(v);
     }
     for (size_t i = bpp; i < count; i++) {
-        int a = row[i - bpp], b = up[i], c = up[i - bpp];
-        int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
-        int predicted = (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
-        uint8_t v = (uint8_t)(row[i] - predicted);
+        uint8_t v = (uint8_t)(row[i] - cpng_paeth(row[i - bpp], up[i], up[i - bpp]));
         out[i] = v;
         sum += weight(v);
     }

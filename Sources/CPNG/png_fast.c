@@ -31,6 +31,7 @@
 // itself is libdeflate's to judge (see above).
 
 #include "CPNG.h"
+#include "png_paeth.h"
 
 #include <libdeflate.h>
 #include <stdlib.h>
@@ -131,13 +132,6 @@ int cpng_fast_layout(const uint8_t *bytes, size_t count, CPNGFastLayout *layout)
     return walk(bytes, count, layout, 0, NULL, 0);
 }
 
-static uint8_t paeth(uint8_t a, uint8_t b, uint8_t c) {
-    int p = (int)a + (int)b - (int)c;
-    int pa = abs(p - (int)a), pb = abs(p - (int)b), pc = abs(p - (int)c);
-    if (pa <= pb && pa <= pc) return a;
-    return pb <= pc ? b : c;
-}
-
 // Unfilters the rows in place: filtered row y (its filter byte, then rowBytes bytes) starts at
 // y * (rowBytes + 1), output row y at y * rowBytes. Every byte is read before the output reaches it
 // (the output runs y + 1 bytes behind), and the row above is final when a row is unfiltered.
@@ -171,7 +165,7 @@ static int unfilter(uint8_t *buffer, size_t rowBytes, uint32_t height, size_t bp
         case 4:
             if (up) {
                 for (i = 0; i < bpp && i < rowBytes; i++) out[i] = (uint8_t)(in[i] + up[i]);
-                for (; i < rowBytes; i++) out[i] = (uint8_t)(in[i] + paeth(out[i - bpp], up[i], up[i - bpp]));
+                for (; i < rowBytes; i++) out[i] = (uint8_t)(in[i] + cpng_paeth(out[i - bpp], up[i], up[i - bpp]));
             } else {
                 // Above the first row is zero: Paeth picks the left neighbour, as Sub does.
                 for (i = 0; i < bpp && i < rowBytes; i++) out[i] = in[i];

@@ -143,8 +143,8 @@ struct Job: Sendable {
 
 /// The jobs of one node, handed to its worker threads: a bounded FIFO behind an `NSCondition`.
 ///
-/// `@unchecked Sendable`: `jobs` and `closed` are only read and written while `condition` is
-/// locked, and `NSCondition` is itself safe to use from any thread; nothing else is mutable.
+/// `@unchecked Sendable`: `jobs`, `head` and `closed` are only read and written while `condition`
+/// is locked, and `NSCondition` is itself safe to use from any thread; nothing else is mutable.
 final class JobQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [Job] = []

@@ -93,17 +93,7 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
         if let failure { throw failure }
         if let finalImage { return finalImage }
         if hasSignature == false { throw fail(with: notPNGError()) }
-        if awaitsFullDecode {
-            let image: Image
-            do {
-                image = try PNGCoder().decode(Data(received), options: options)
-            } catch {
-                throw fail(with: error as? ImageCodingError ?? .truncatedData(format: .png))
-            }
-            finalImage = image
-            received = []
-            return image
-        }
+        if awaitsFullDecode { return try decideByFullDecode() }
         do throws(ImageCodingError) {
             // Nothing more is coming: hand over whatever was held back.
             try feed(upTo: received.count)
@@ -127,16 +117,21 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
             // bytes were split: with all of them at once, zlib may fail on bytes after the last row
             // (corrupt) that, fed in pieces, it never inflates (truncated). Found by fuzz-png. The
             // outcome must be the full decode's, so a failed decode is decided by one.
-            let bytes = received
-            received = []
-            do {
-                let image = try PNGCoder().decode(Data(bytes), options: options)
-                failure = nil
-                finalImage = image
-                return image
-            } catch {
-                throw fail(with: error as? ImageCodingError ?? .truncatedData(format: .png))
-            }
+            return try decideByFullDecode()
+        }
+    }
+
+    /// Ends the decode with a full decode of every byte received: its image, or its error (sticky).
+    private func decideByFullDecode() throws -> Image {
+        let bytes = received
+        received = []
+        do {
+            let image = try PNGCoder().decode(Data(bytes), options: options)
+            failure = nil
+            finalImage = image
+            return image
+        } catch {
+            throw fail(with: error as? ImageCodingError ?? .truncatedData(format: .png))
         }
     }
 
