@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-/// The shared test corpus (../shared/corpus beside the package) and its manifest.
+/// The part of the team's image corpus that the tests read, tracked in the repository under
+/// `Tests/WebImageTests/Fixtures/Corpus` with the corpus's own layout and the `MANIFEST.tsv` and
+/// `FRAMES.tsv` rows of exactly those files (`scripts/make-test-fixtures.py` copies them). A clone
+/// alone passes `swift test`; the whole corpus is checked by `scripts/corpus-check.py`.
 enum Corpus {
     struct Entry: Sendable, CustomStringConvertible {
         var path: String
@@ -34,14 +37,14 @@ enum Corpus {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static let root = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    static let root = packageRoot.appendingPathComponent("Tests/WebImageTests/Fixtures/Corpus")
 
-    /// Every manifest row. Crashes the test run with a clear message if the corpus is missing:
-    /// the tests prove nothing without it.
+    /// Every manifest row. Crashes the test run with a clear message if the fixtures are missing
+    /// (they are tracked, so only a damaged checkout lacks them).
     static let entries: [Entry] = {
         let manifest = root.appendingPathComponent("MANIFEST.tsv")
         guard let text = try? String(contentsOf: manifest, encoding: .utf8) else {
-            fatalError("The test corpus is missing: expected \(manifest.path) (../shared/corpus beside the package)")
+            fatalError("The test fixtures are missing: expected \(manifest.path)")
         }
         func field(_ s: Substring) -> String? { s == "-" || s.isEmpty ? nil : String(s) }
         return text.split(separator: "\n").dropFirst().map { line in
@@ -80,7 +83,7 @@ enum Corpus {
     static let frames: [Frame] = {
         let file = root.appendingPathComponent("FRAMES.tsv")
         guard let text = try? String(contentsOf: file, encoding: .utf8) else {
-            fatalError("The test corpus is missing: expected \(file.path)")
+            fatalError("The test fixtures are missing: expected \(file.path)")
         }
         return text.split(separator: "\n").dropFirst().compactMap { line in
             let f = line.split(separator: "\t", omittingEmptySubsequences: false)

@@ -9,7 +9,7 @@ import Testing
 
     @Test func everyValidCorpusGIFsFirstFrameMatchesItsReference() async throws {
         let entries = Corpus.entries(format: "GIF").filter { $0.valid && !Self.canvasGrownByPillow.contains($0.path) }
-        #expect(entries.count > 35)
+        #expect(entries.count > 20)
         for entry in entries {
             // The first frame only: the whole 380-frame muybridge animation is 204 MB, which beside the
             // suite's resident-memory tests broke their bounds in a CI run here.
@@ -23,7 +23,7 @@ import Testing
     @Test func everyBindingFrameOfTheCorpusMatches() async throws {
         let rows = Corpus.frames.filter { $0.path.hasPrefix("gif/") }
         // The 380-frame muybridge animation takes 214 MB decoded: beside the rest of the suite that spike
-        // reaches the tests that measure the process's resident memory. scripts/corpus-check.sh checks
+        // reaches the tests that measure the process's resident memory. scripts/corpus-check.py checks
         // its frames in release; here, animations up to 32 MB decoded.
         let binding = rows.filter { $0.binding && $0.frameCount * $0.canvasWidth * $0.canvasHeight * 4 <= 32 << 20 }
         #expect(binding.count > 30)
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func firstFrameOnlyDecodesOneFrame() throws {
-        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/wuffs/gifplayer-muybridge.gif"))
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/pillow/chi.gif"))   // 31 frames
         let image = try GIFCoder().decode(data, options: DecodeOptions(firstFrameOnly: true, maxFrameCount: 2))
         #expect(!image.isAnimated)
         #expect(image.frames.count == 1)
@@ -195,7 +195,7 @@ extension GIFCoderTests {
         // at once, and beside the suite's tests of resident memory a 200 MB pair broke their bounds (CI).
         let large = Set(Corpus.frames.filter { $0.frameCount * $0.canvasWidth * $0.canvasHeight * 4 > 32 << 20 }.map(\.path))
         let entries = Corpus.entries(format: "GIF").filter { !large.contains($0.path) && (try? $0.data.count) ?? .max < 300_000 }
-        #expect(entries.count > 40)
+        #expect(entries.count > 30)
         let problems = try await offThePool { () throws -> [String] in
             var problems: [String] = []
             for entry in entries {

@@ -56,7 +56,7 @@ import Testing
     @Test func feedingEveryCorpusJPEGIn1KBChunksEndsWithTheFullDecode() throws {
         var mismatches: [String] = []
         let entries = Corpus.entries(format: "JPEG")
-        #expect(entries.count > 70)
+        #expect(entries.count > 50)
         for entry in entries {
             let data = try entry.data
             let whole = Outcome { try coder.decode(data, options: DecodeOptions()) }
@@ -68,7 +68,7 @@ import Testing
 
     @Test func fedFinalImageEqualsDecodeWithThumbnailAndOrientationOptions() throws {
         let paths = ["jpeg/valid/wuffs/harvesters.jpeg", "jpeg/valid/wuffs/peacock.progressive.jpeg",
-                     "jpeg/valid/pillow/hopper_orientation_6.jpg", "jpeg/valid/exif-orientation-examples/Portrait_5.jpg",
+                     "jpeg/valid/pillow/hopper_orientation_6.jpg", "jpeg/valid/pillow/hopper_orientation_5.jpg",
                      "jpeg/valid/pillow/pil_sample_cmyk.jpg", "jpeg/valid/wuffs/bricks-gray.jpeg",
                      "jpeg/valid/libjpeg-turbo/testimgari.jpg", "jpeg/valid/pillow/icc_profile_big.jpg"]
         let optionSets = [DecodeOptions(thumbnailPixelSize: PixelSize(width: 50, height: 40)),
@@ -147,10 +147,10 @@ import Testing
 
     @Test func partialNeverShowsAnotherImagesPixels() throws {
         // Leave pooled buffers full of 0xAB, then take a partial of the same size.
-        let data = try Self.data("jpeg/valid/exif-orientation-examples/Landscape_1.jpg")
-        let junk = [UInt8](repeating: 0xAB, count: 1800 * 1200 * 3)
+        let data = try Self.data("jpeg/valid/wuffs/harvesters.jpeg")   // 1165x859 baseline, no orientation
+        let junk = [UInt8](repeating: 0xAB, count: 1165 * 859 * 3)
         for _ in 0..<2 {
-            let image = try Image(width: 1800, height: 1200, pixelFormat: .rgb8, pixels: junk)
+            let image = try Image(width: 1165, height: 859, pixelFormat: .rgb8, pixels: junk)
             #expect(image.cost >= junk.count)   // more when the pool hands out a larger idle buffer
         }
         let decoder = coder.makeIncrementalDecoder(options: DecodeOptions())

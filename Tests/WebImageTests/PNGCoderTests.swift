@@ -10,7 +10,7 @@ import Testing
     /// Decodes and hashes off the cooperative pool (`DecodedForTest`), which it would otherwise hold for seconds.
     @Test func everyValidCorpusPNGMatchesItsChecksum() async throws {
         let entries = Corpus.entries(format: "PNG").filter { $0.valid && $0.expectedRGBASHA256 != nil }
-        #expect(entries.count > 300, "the PNG corpus looks incomplete: \(entries.count) files with checksums")
+        #expect(entries.count > 300, "the PNG fixtures look incomplete: \(entries.count) files with checksums")
         var mismatches: [String] = []
         for entry in entries {
             do {

@@ -109,8 +109,8 @@ import Testing
     /// has the image on disk. `webimage fetch` stores in the background and calls `shutdown()`
     /// before it exits; without the shutdown the 4.6 MB write would still be under way at exit.
     @Test func aProcessThatExitsRightAfterShutdownHasTheImageOnDisk() async throws {
-        let source = Corpus.root.appendingPathComponent("large/plasma/Volna/contents/images/5120x2880.jpg")
-        let bytes = try Data(contentsOf: source)
+        let bytes = try await offThePool { try Self.noisyJPEG(width: 5120, height: 2880) }
+        #expect(bytes.count > 4_000_000, "a write that takes a while: \(bytes.count) bytes")
         server.route("/big.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: bytes))
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -125,6 +125,27 @@ import Testing
 }
 
 extension ManagerLifecycleTests {
+    /// A JPEG of `width` x `height` pixels of noise at quality 0.95: noise barely compresses, so
+    /// 5120 x 2880 gives several megabytes, as big as a large photo.
+    static func noisyJPEG(width: Int, height: Int) throws -> Data {
+        var random = SplitMix(seed: 25)
+        let count = width * height * 3
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var index = 0
+            while index < count {
+                var word = random.next() & 0x3F3F_3F3F_3F3F_3F3F   // mid-grey noise of 64 levels
+                for _ in 0..<8 where index < count {
+                    buffer[index] = UInt8(truncatingIfNeeded: word) &+ 96
+                    word >>= 8
+                    index += 1
+                }
+            }
+            initialized = count
+        }
+        let image = try Image(width: width, height: height, pixelFormat: .rgb8, pixels: pixels)
+        return try JPEGCoder().encode(image, as: .jpeg, options: EncodeOptions(compressionQuality: 0.95))
+    }
+
     @Test func loadsRacingAShutdownAreRefusedOrFinishAndNoneOutlivesIt() async throws {
         serve("/race.png")
         for round in 0..<5 {
