@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# One full benchmark run, written to BENCHMARKS.md (or the file given): every `bench` group with its
+# references in the same run, then `webimage serve` over HTTP against libvips and thumbor
+# (serving/serve_bench.py). Run it on a quiet machine: nothing else building or testing.
+#   Benchmarks/run-all.sh [REPORT]                (default BENCHMARKS.md at the package root)
+# Needs the references the Benchmarks README names (libjpeg-turbo-progs libvips-tools nginx curl wrk
+# redis-server) and ../shared/corpus/large beside the package; it sets up the serving venv
+# (serving/setup.sh) and its sources (serving/prepare.py) when they are missing. Takes about 40 minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+report="$(realpath -m "${1:-BENCHMARKS.md}")"
+venv="${WEBIMAGE_BENCH_VENV:-/tmp/webimage-bench-venv}"
+seconds="${SERVE_BENCH_SECONDS:-8}"
+
+swift build -c release --product webimage
+Benchmarks/nginx/serve.sh start
+trap 'Benchmarks/nginx/serve.sh stop' EXIT
+Benchmarks/serving/setup.sh
+"$venv/bin/python" Benchmarks/serving/prepare.py
+
+swift run -c release --package-path Benchmarks bench --write "$report"
+
+serving="$(mktemp)"
+"$venv/bin/python" Benchmarks/serving/serve_bench.py --seconds "$seconds" > "$serving" || status=$?
+{
+    echo
+    echo "## \`webimage serve\` over HTTP against libvips and thumbor"
+    echo
+    echo "Made by \`Benchmarks/serving/serve_bench.py --seconds $seconds\` in the same run, right after the table above"
+    echo "(imgproxy's image-servers-benchmark shape: \`wrk -t2 -c2\`, 2040x1356 sources fitted into 512x512, the"
+    echo "source's format out; cold: every URL distinct, warm: the same URLs again). Peak RSS: each server with its"
+    echo "default settings. Details of every server: \`Benchmarks/serving/README.md\`."
+    echo
+    cat "$serving"
+    [ "${status:-0}" = 0 ] || echo "serve_bench.py exited with status ${status}: a run had errors (shown in the table)."
+} >> "$report"
+rm -f "$serving"
+echo "run-all: wrote $report"
