@@ -5,7 +5,7 @@
 #   Benchmarks/run-all.sh [REPORT]                (default BENCHMARKS.md at the package root)
 # Needs the references the Benchmarks README names (libjpeg-turbo-progs libvips-tools nginx curl wrk
 # redis-server) and ../shared/corpus/large beside the package; it sets up the serving venv
-# (serving/setup.sh) and its sources (serving/prepare.py) when they are missing. Takes about 40 minutes.
+# (serving/setup.sh) and its sources (serving/prepare.py) when they are missing. Takes about 11 minutes (plus a few for the first set-up).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 report="$(realpath -m "${1:-BENCHMARKS.md}")"
