@@ -33,6 +33,7 @@ public final class ImageServer: Sendable {
     /// - Throws: ``ServerError/invalidConfiguration(_:)`` for a key or salt that is not hex;
     ///   ``ServerError/cannotListen(_:)`` when the address cannot be bound.
     public init(manager: WebImageManager, config: ImageServerConfig) throws(ServerError) {
+        try Self.checkPresets(config)
         switch config.signing {
         case .signed(let key, let salt): signer = try URLSigner(keyHex: key, saltHex: salt)
         case .unsigned: signer = nil
@@ -59,6 +60,23 @@ public final class ImageServer: Sendable {
         draining.store(true, ordering: .relaxed)
         await http.stop(drainingFor: drain ?? config.drainTimeout)
         router.server.withLock { $0 = nil }
+    }
+
+    /// Applies every preset to an empty request, so a bad one stops the server at start (as imgproxy refuses to start).
+    private static func checkPresets(_ config: ImageServerConfig) throws(ServerError) {
+        for (name, _) in config.presets {
+            let probe = ProcessingPath(signature: "-", signedPath: "/", optionSegments: ["pr:\(name)"],
+                                       source: URL(string: "http://preset.check/")!, extensionText: nil)
+            do {
+                _ = try ProcessingRequest(path: probe, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions)
+            } catch let error as ProcessingPath.Invalid {
+                throw .invalidConfiguration("preset \(name): \(error.reason)")
+            } catch let error as ProcessingRequest.Forbidden {
+                throw .invalidConfiguration("preset \(name): \(error.reason)")
+            } catch {
+                throw .invalidConfiguration("preset \(name): it has expired")
+            }
+        }
     }
 
     /// Requests being processed or waiting.
@@ -127,6 +145,9 @@ public final class ImageServer: Sendable {
                             body: data)
     }
 
+    /// An image URL: the path taken apart and its signature checked before any option is parsed
+    /// (an unsigned caller cannot probe the parser), then the options, the source's host, a
+    /// processing slot, and the variant.
     private func image(for request: HTTPRequest) async -> HTTPResponse {
         let path: ProcessingPath
         do {
@@ -134,17 +155,33 @@ public final class ImageServer: Sendable {
         } catch {
             return .text(400, "bad request: \(error.reason)")
         }
-        if let signer, !signer.isValid(path.signature, for: path.signedPath) { return .text(403, "forbidden: bad signature") }
+        if let signer {
+            guard signer.isValid(path.signature, for: path.signedPath) else { return .text(403, "forbidden: bad signature") }
+        } else if path.signature.contains(":") {
+            return .text(403, "forbidden: the signature segment looks like a processing option; every URL starts with /<signature>/")
+        }
+        let parsed: ProcessingRequest
+        do {
+            parsed = try ProcessingRequest(path: path, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions)
+        } catch let error as ProcessingPath.Invalid {
+            return .text(400, "bad request: \(error.reason)")
+        } catch let error as ProcessingRequest.Forbidden {
+            return .text(403, "forbidden: \(error.reason)")
+        } catch {
+            return .text(404, "not found: the URL has expired")
+        }
         guard allows(path.source) else { return .text(403, "forbidden: the source host is not allowed") }
         guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
         defer { slots.release() }
-        let parameters = VariantParameters(path: path, accept: request.accept, coders: config.coders)
+        let parameters = VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
+                                           coders: config.coders, maxOutputPixels: manager.config.limits.maxOutputPixels)
         do {
             let variant = try await manager.loadVariant(url: path.source, format: parameters.format, encoding: parameters.encoding,
-                                                        context: parameters.context)
-            var headers: [(name: String, value: String)] = [("ETag", variant.entityTag),
-                                                             ("Cache-Control", "public, max-age=\(config.cacheMaxAge)")]
-            if path.format == nil { headers.append(("Vary", "Accept")) }
+                                                        options: parameters.options, context: parameters.context)
+            var headers: [(name: String, value: String)] = [("ETag", variant.entityTag), ("Cache-Control", cacheControl(for: parsed)),
+                                                             ("Content-Disposition", Self.contentDisposition(for: parsed, source: path.source,
+                                                                                                             format: variant.format))]
+            if case .automatic = parameters.format { headers.append(("Vary", "Accept")) }
             if let tags = request.ifNoneMatch, Self.matches(tags, variant.entityTag) {
                 return HTTPResponse(status: 304, headers: headers, body: Data())
             }
@@ -155,6 +192,31 @@ public final class ImageServer: Sendable {
         } catch {
             return .text(500, "internal error")
         }
+    }
+
+    /// `public, max-age=N`: the configured age, or less when the URL expires sooner (imgproxy's rule).
+    private func cacheControl(for request: ProcessingRequest) -> String {
+        var age = config.cacheMaxAge
+        if request.expires > 0 {
+            let left = Int(Double(request.expires) - Date().timeIntervalSince1970)
+            if left > 0 { age = min(age, left) }
+        }
+        return "public, max-age=\(age)"
+    }
+
+    /// imgproxy's `Content-Disposition`: `inline` (or `attachment` with `return_attachment`) and a
+    /// file name: the `filename` option, else the source URL's last path component without its
+    /// extension (`image` when empty), with the output format's extension; quotes escaped as `%22`.
+    static func contentDisposition(for request: ProcessingRequest, source: URL, format: ImageFormat) -> String {
+        var stem = request.filename ?? ""
+        if stem.isEmpty {
+            let last = source.lastPathComponent == "/" ? "" : source.lastPathComponent
+            stem = last.lastIndex(of: ".").map { String(last[..<$0]) } ?? last
+        }
+        if stem.isEmpty { stem = "image" }
+        let name = stem.replacingOccurrences(of: "\"", with: "%22").filter { !$0.isNewline && $0 != "\r" }
+        let fileExtension = format == .jpeg ? "jpg" : format.rawValue
+        return "\(request.returnsAttachment ? "attachment" : "inline"); filename=\"\(name).\(fileExtension)\""
     }
 
     /// Whether an `If-None-Match` header names `tag` (a list, `*`, or weak forms).

@@ -42,14 +42,31 @@ public struct ImageServerConfig: Sendable {
     /// The coders the manager encodes with, for the `Accept` choice (AVIF gets imgproxy's speed 9);
     /// default ``WebImage/CoderRegistry/shared``.
     public var coders: CoderRegistry
+    /// Named option lists a URL applies with `preset:NAME` (imgproxy's `IMGPROXY_PRESETS`): each
+    /// value is the option segments, such as `["rs:fill:300:300", "g:sm"]`; a preset named `default`
+    /// applies to every request first. Default none. ``ImageServer/init(manager:config:)`` checks
+    /// every preset and throws for a bad one.
+    public var presets: [String: [String]]
+    /// Whether URLs may use imgproxy's security options (`max_src_resolution`, `max_src_file_size`,
+    /// `max_animation_frames`, `max_animation_frame_resolution`, `max_result_dimension`); default
+    /// `false`: they are answered 403, as imgproxy answers them.
+    public var allowsSecurityOptions: Bool
+    /// Whether a URL naming no format gets AVIF or WebP when the client's `Accept` lists them (with
+    /// `Vary: Accept`), as imgproxy's `IMGPROXY_AUTO_AVIF`/`AUTO_WEBP`; default `false`: the source's
+    /// own format when it can be written, as imgproxy answers by default.
+    public var negotiatesFormats: Bool
 
     /// Creates a configuration; every parameter defaults to the property's documented default.
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 8080, signing: Signing,
                 maxInFlight: Int = 2 * ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int = 64,
                 allowedHosts: [String] = [], cacheMaxAge: Int? = nil, servesDemoPage: Bool? = nil, demoSamplesDirectory: URL? = nil,
                 idleTimeoutSeconds: Int = 15,
-                drainTimeout: Duration = .seconds(10), coders: CoderRegistry = .shared) {
+                drainTimeout: Duration = .seconds(10), coders: CoderRegistry = .shared, presets: [String: [String]] = [:],
+                allowsSecurityOptions: Bool = false, negotiatesFormats: Bool = false) {
         self.coders = coders
+        self.presets = presets
+        self.allowsSecurityOptions = allowsSecurityOptions
+        self.negotiatesFormats = negotiatesFormats
         self.bindAddress = bindAddress
         self.port = port
         self.signing = signing
@@ -72,5 +89,19 @@ public struct ImageServerConfig: Sendable {
             if pattern.hasPrefix("*.") { return host.hasSuffix(pattern.dropFirst(1)) }
             return host == pattern
         }
+    }
+
+    /// Parses a preset as imgproxy's `IMGPROXY_PRESETS` entries are written: `NAME=OPTION/OPTION/...`.
+    /// - Throws: ``ServerError/invalidConfiguration(_:)`` when there is not exactly one `=`, the name
+    ///   or the options are empty, or a segment is not an option (`name:arguments`).
+    public static func preset(parsing text: String) throws(ServerError) -> (name: String, options: [String]) {
+        let parts = text.split(separator: "=", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { throw .invalidConfiguration("a preset is NAME=OPTION/OPTION/...: \(text)") }
+        let name = parts[0].trimmingCharacters(in: .whitespaces), value = parts[1].trimmingCharacters(in: .whitespaces)
+        let segments = value.split(separator: "/").map(String.init)
+        guard !name.isEmpty, !segments.isEmpty, segments.allSatisfy({ $0.contains(":") }) else {
+            throw .invalidConfiguration("a preset is NAME=OPTION/OPTION/... with each option name:arguments: \(text)")
+        }
+        return (name, segments)
     }
 }

@@ -1,158 +1,140 @@
 import Foundation
 import WebImage
 
-/// An imgproxy URL path, parsed: `/<signature>/<options>/plain/<source URL>[@<extension>]` or
+/// An imgproxy URL path taken apart the way imgproxy takes it apart, before any option is read:
+/// `/<signature>/<options>/plain/<source URL>[@<extension>]` or
 /// `/<signature>/<options>/<base64url source URL>[.<extension>]` (the encoded URL may be split by
-/// `/`). Options are `/`-separated, their arguments `:`-separated, each percent-decoded. An option
-/// this server does not know, or a value it cannot honour, is an error (a 400), never ignored.
-///
-/// Supported (imgproxy's names and short forms): `resize`/`rs`, `size`/`s`, `resizing_type`/`rt`
-/// (`fit`, `fill`, `fill-down`, `force`, `auto`), `width`/`w`, `height`/`h`, `enlarge`/`el`,
-/// `quality`/`q`, `format`/`f`/`ext`, `blur`/`bl`, `auto_rotate`/`ar` (outputs are always upright:
-/// only true), and `webimage`/`wi` with WebImage's transformer text (`resize=256x256,cover;round=16`).
+/// `/`). The path is first repaired as imgproxy repairs what proxies do to it: `%3A` in the options
+/// becomes `:`, a scheme collapsed to `http:/` regains its slash, an empty options segment goes.
+/// The signature signs that repaired path (``signedPath``), so it can be checked before any option
+/// is parsed (``ProcessingRequest`` parses them).
 struct ProcessingPath: Sendable, Equatable {
-    enum ResizingType: String, Sendable {
-        case fit, fill, fillDown = "fill-down", force, auto
-    }
-
     var signature: String
-    /// The path the signature signs: everything after the signature segment, from its `/`.
+    /// What the signature signs: the repaired path after the signature segment, from its `/`.
     var signedPath: String
+    /// The option segments, in order (`rs:fill:300:200`, `g:sm`...).
+    var optionSegments: [String]
+    /// The source, decoded.
     var source: URL
-    var resizingType = ResizingType.fit
-    var width = 0
-    var height = 0
-    var enlarge = false
-    /// 1–100, or nil for the server's default.
-    var quality: Int?
-    /// The format asked for by extension or `format`; nil: automatic, from `Accept`.
-    var format: ImageFormat?
-    var blurSigma: Double?
-    var transformerText: String?
+    /// The extension's text (`png` of `@png` or `.png`), `nil` without one; read as a format by
+    /// ``ProcessingRequest`` unless `raw` asks for the source as is.
+    var extensionText: String?
 
-    /// Why a path is not one this server takes (answered 400).
+    /// Why a path is not one this server takes (answered 400), naming what is wrong.
     struct Invalid: Error, Equatable {
         var reason: String
     }
 
+    /// The resizing types imgproxy's old "basic" URL format started with; a path starting with one
+    /// is refused as imgproxy refuses it.
+    private static let basicFormatWords: Set<String> = ["fit", "fill", "fill-down", "force", "auto"]
+
+    init(signature: String, signedPath: String, optionSegments: [String], source: URL, extensionText: String?) {
+        self.signature = signature
+        self.signedPath = signedPath
+        self.optionSegments = optionSegments
+        self.source = source
+        self.extensionText = extensionText
+    }
+
     init(path: String) throws(Invalid) {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()   // the leading "/"
-        guard let signature = segments.first, !signature.isEmpty, segments.count >= 2 else {
+        let trimmed = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
+        guard let slash = trimmed.firstIndex(of: "/") else {
             throw Invalid(reason: "expected /<signature>/<options>/plain/<source URL> or /<signature>/<options>/<base64url source URL>")
         }
-        self.signature = String(signature)
-        signedPath = String(path.dropFirst(1 + signature.count))
-        var rest = segments.dropFirst()
+        let signature = String(trimmed[..<slash])
+        let rest = Self.repaired(String(trimmed[trimmed.index(after: slash)...]))
+        guard !signature.isEmpty, !rest.isEmpty else {
+            throw Invalid(reason: "expected /<signature>/<options>/plain/<source URL> or /<signature>/<options>/<base64url source URL>")
+        }
+        self.signature = signature
+        signedPath = "/" + rest
+        let segments = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if let first = segments.first, Self.basicFormatWords.contains(first) {
+            throw Invalid(reason: "imgproxy's old basic URL format (/\(first)/width/height/...) is not supported; use rs:\(first):width:height")
+        }
+        var options: [String] = []
+        var index = 0
         var source: URL?
-        self.source = URL(fileURLWithPath: "/")   // every property set before the options are applied; replaced below
-        while let segment = rest.first {
-            rest = rest.dropFirst()
-            if segment == "plain" {
-                var text = rest.joined(separator: "/")
-                if let at = text.lastIndex(of: "@") {
-                    try setExtension(String(text[text.index(after: at)...]))
-                    text = String(text[..<at])
-                }
-                guard let decoded = text.removingPercentEncoding else { throw Invalid(reason: "the source URL's percent-encoding is broken") }
-                source = URL(string: decoded)
-                guard source != nil else { throw Invalid(reason: "the source is not a URL: \(decoded)") }
+        var extensionText: String?
+        while index < segments.count {
+            let segment = segments[index]
+            if segment == "plain" && index + 1 < segments.count {
+                (source, extensionText) = try Self.plainSource(segments[(index + 1)...].joined(separator: "/"))
                 break
             }
-            if segment.contains(":") {
-                try apply(option: segment)
-                continue
+            if !segment.contains(":") {
+                (source, extensionText) = try Self.base64Source(segments[index...].joined())
+                break
             }
-            var encoded = ([segment] + rest).joined()
-            if let dot = encoded.lastIndex(of: ".") {
-                try setExtension(String(encoded[encoded.index(after: dot)...]))
-                encoded = String(encoded[..<dot])
-            }
-            guard let bytes = Self.base64URLDecoded(encoded), let text = String(data: bytes, encoding: .utf8), let url = URL(string: text) else {
-                throw Invalid(reason: "the source is neither an option nor a base64url-encoded URL: \(segment.prefix(64))")
-            }
-            source = url
-            break
+            options.append(segment)
+            index += 1
         }
-        guard let source, let scheme = source.scheme?.lowercased(), scheme == "http" || scheme == "https", source.host != nil else {
-            throw Invalid(reason: "the source must be an http or https URL")
-        }
+        guard let source else { throw Invalid(reason: "the path names no source") }
+        self.optionSegments = options
         self.source = source
+        self.extensionText = extensionText
     }
 
-    private mutating func setExtension(_ text: String) throws(Invalid) {
-        guard !text.isEmpty else { return }
-        format = try Self.format(named: text)
+    /// The path after the signature as imgproxy repairs it: `%3A` → `:` in the options part, a
+    /// scheme collapsed to one slash (`https:/host`) restored in a plain source, and an empty first
+    /// segment (`//plain/...`) dropped.
+    static func repaired(_ path: String) -> String {
+        var options: String, plain: String?
+        if path.hasPrefix("plain/") {
+            options = ""
+            plain = String(path.dropFirst("plain/".count))
+        } else if let range = path.range(of: "/plain/") {
+            options = String(path[..<range.lowerBound])
+            plain = String(path[range.upperBound...])
+        } else {
+            options = path
+        }
+        options = options.replacingOccurrences(of: "%3A", with: ":")
+        guard var plainURL = plain else { return options.hasPrefix("/") ? String(options.dropFirst()) : options }
+        if let match = plainURL.firstMatch(of: /^(\S+):\/([^\/])/) {
+            let scheme = match.1
+            plainURL = scheme + (scheme == "local" ? ":///" : "://") + plainURL[match.2.startIndex...]
+        }
+        let joined = options.isEmpty ? "plain/" + plainURL : options + "/plain/" + plainURL
+        return joined.hasPrefix("/") ? String(joined.dropFirst()) : joined
     }
 
-    static func format(named name: String) throws(Invalid) -> ImageFormat? {
-        switch name.lowercased() {
-        case "jpg", "jpeg": .jpeg
-        case "png": .png
-        case "gif": .gif
-        case "webp": .webp
-        case "avif": .avif
-        case "best", "auto": nil
-        default: throw Invalid(reason: "unsupported output format: \(name)")
+    private static func plainSource(_ text: String) throws(Invalid) -> (URL, String?) {
+        let pieces = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard pieces.count <= 2 else {
+            throw Invalid(reason: "the plain source has more than one @: escape an @ in the URL as %40")
         }
+        let extensionText = pieces.count == 2 && !pieces[1].isEmpty ? String(pieces[1]) : nil
+        guard !pieces[0].isEmpty, let decoded = String(pieces[0]).removingPercentEncoding else {
+            throw Invalid(reason: "the plain source URL is empty or its percent-encoding is broken")
+        }
+        return (try url(decoded), extensionText)
     }
 
-    private mutating func apply(option segment: Substring) throws(Invalid) {
-        var parts = segment.split(separator: ":", omittingEmptySubsequences: false).map { String($0).removingPercentEncoding ?? String($0) }
-        let name = parts.removeFirst()
-        func integer(_ index: Int, _ what: String, range: ClosedRange<Int> = 0...16_384) throws(Invalid) -> Int? {
-            guard index < parts.count, !parts[index].isEmpty else { return nil }
-            guard let value = Int(parts[index]), range.contains(value) else { throw Invalid(reason: "\(name): \(what) must be a whole number in \(range)") }
-            return value
+    private static func base64Source(_ text: String) throws(Invalid) -> (URL, String?) {
+        let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard pieces.count <= 2 else { throw Invalid(reason: "the base64 source has more than one extension") }
+        let extensionText = pieces.count == 2 && !pieces[1].isEmpty ? String(pieces[1]) : nil
+        guard !pieces[0].isEmpty, let bytes = base64URLDecoded(String(pieces[0])), let decoded = String(data: bytes, encoding: .utf8) else {
+            throw Invalid(reason: "the source is neither an option (name:arguments) nor a base64url-encoded URL: \(text.prefix(64))")
         }
-        func boolean(_ index: Int) throws(Invalid) -> Bool? {
-            guard index < parts.count, !parts[index].isEmpty else { return nil }
-            switch parts[index].lowercased() {
-            case "1", "t", "true": return true
-            case "0", "f", "false": return false
-            default: throw Invalid(reason: "\(name): \(parts[index]) is not a boolean (1, t, true, 0, f, false)")
-            }
-        }
-        func setResizingType(_ index: Int) throws(Invalid) {
-            guard index < parts.count, !parts[index].isEmpty else { return }
-            guard let type = ResizingType(rawValue: parts[index]) else { throw Invalid(reason: "unknown resizing type: \(parts[index])") }
-            resizingType = type
-        }
-        func size(from index: Int) throws(Invalid) {
-            width = try integer(index, "width") ?? width
-            height = try integer(index + 1, "height") ?? height
-            enlarge = try boolean(index + 2) ?? enlarge
-            if try boolean(index + 3) == true { throw Invalid(reason: "\(name): extend is not supported") }
-        }
-        switch name {
-        case "resize", "rs":
-            try setResizingType(0)
-            try size(from: 1)
-        case "size", "s": try size(from: 0)
-        case "resizing_type", "rt": try setResizingType(0)
-        case "width", "w": width = try integer(0, "width") ?? width
-        case "height", "h": height = try integer(0, "height") ?? height
-        case "enlarge", "el": enlarge = try boolean(0) ?? enlarge
-        case "quality", "q": quality = try integer(0, "quality", range: 0...100).flatMap { $0 == 0 ? nil : $0 }
-        case "format", "f", "ext": format = try Self.format(named: parts.first ?? "")
-        case "blur", "bl":
-            guard let text = parts.first, let sigma = Double(text), sigma >= 0, sigma <= 1000 else {
-                throw Invalid(reason: "blur: the sigma must be a number from 0 to 1000")
-            }
-            blurSigma = sigma > 0 ? sigma : nil
-        case "auto_rotate", "ar":
-            if try boolean(0) == false { throw Invalid(reason: "auto_rotate: outputs are always upright (auto_rotate:0 is not supported)") }
-        case "webimage", "wi":
-            transformerText = parts.joined(separator: ":")
-            guard let text = transformerText, (try? PipelineTransformer(parsing: text)) != nil else {
-                throw Invalid(reason: "webimage: not a WebImage transformer text: \(transformerText ?? "")")
-            }
-        default:
-            throw Invalid(reason: "unknown processing option: \(name)")
-        }
+        return (try url(decoded), extensionText)
     }
 
+    private static func url(_ text: String) throws(Invalid) -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host?.isEmpty == false else {
+            throw Invalid(reason: "the source must be an http or https URL: \(text.prefix(200))")
+        }
+        return url
+    }
+
+    /// Decodes base64url with or without `=` padding (the standard alphabet's `+` and `/` are refused).
     static func base64URLDecoded(_ text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        let unpadded = text.hasSuffix("=") ? String(text.drop { _ in false }.reversed().drop { $0 == "=" }.reversed()) : text
+        guard !unpadded.contains("+"), !unpadded.contains("/") else { return nil }
+        var base64 = unpadded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         return Data(base64Encoded: base64)
     }

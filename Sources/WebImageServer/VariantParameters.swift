@@ -1,54 +1,64 @@
 import Foundation
 import WebImage
 
-/// What a parsed imgproxy path asks ``WebImageManager/loadVariant(url:format:encoding:options:context:)``
-/// for: the format (or the `Accept` choice), the encode options, and the context (thumbnail size for
-/// shrink-on-load, and transformers).
-///
-/// - `fit` (the default): fitted inside width × height (0 = any), never enlarged unless `enlarge`,
-///   decoded small (JPEG DCT scaling, WebP scaling).
-/// - `fill`, `fill-down`, `auto`: cover width × height and crop the overflow evenly
-///   (`ResizingTransformer(.aspectFill)`); with one side 0 they behave as `fit`.
-/// - `force`: exactly width × height, the aspect ratio not kept.
-/// - then `blur`, then the `webimage` transformer text, in that order.
+/// What a parsed request asks ``WebImageManager/loadVariant(url:format:encoding:options:context:)``
+/// for: the format (named, the source's own, or the `Accept` choice), the encode options, the load
+/// options, and the context: the ``ProcessingTransformer`` of the request's geometry and effects,
+/// and a thumbnail size for shrink-on-load when the geometry allows one (a fit without crop, trim or
+/// minimum sizes: the decoder's scaled result is then the fitted size itself).
 struct VariantParameters {
     var format: VariantFormat
     var encoding: EncodeOptions
+    var options: WebImageOptions = []
     var context = WebImageContext()
 
-    /// Quality when the URL names none (imgproxy's default).
-    static let defaultQuality = 80
     /// AVIF's effort, as imgproxy's default (`IMGPROXY_AVIF_SPEED` 9): libavif speed 9 of 10–0, about
     /// twice as fast as libavif's own default (6) for files a few per cent larger.
     static let avifEffort = 0.1
     /// The side a 0 (any) dimension fits inside.
     static let unbounded = 1 << 20
 
-    init(path: ProcessingPath, accept: String?, coders: CoderRegistry = .shared) {
-        format = path.format.map { .exactly($0) } ?? .automatic(accept: accept)
-        encoding = EncodeOptions(compressionQuality: Double(path.quality ?? Self.defaultQuality) / 100)
-        // AVIF asked for, or what the Accept header picks (a modern format's choice does not depend on the source).
-        let avif = path.format.map { $0 == .avif }
-            ?? (ImageFormat.negotiated(accept: accept, isAnimated: false, hasAlpha: false, coders: coders) == .avif)
-        if avif { encoding.compressionEffort = Self.avifEffort }
-        var transformers: [any ImageTransformer] = []
-        let both = path.width > 0 && path.height > 0
-        let size = PixelSize(width: path.width > 0 ? path.width : Self.unbounded, height: path.height > 0 ? path.height : Self.unbounded)
-        switch path.resizingType {
-        case .fill where both, .fillDown where both, .auto where both:
-            transformers.append(ResizingTransformer(size: size, scaleMode: .aspectFill))
-        case .force where both:
-            transformers.append(ResizingTransformer(size: size, scaleMode: .fill))
-        default:
-            if path.width > 0 || path.height > 0 {
-                context.thumbnailPixelSize = size
-                if path.enlarge && both { transformers.append(ResizingTransformer(size: size, scaleMode: .aspectFit)) }
-            }
+    /// - Parameters:
+    ///   - negotiates: whether a request naming no format gets the `Accept` choice (AVIF, WebP) instead
+    ///     of the source's own format.
+    init(request: ProcessingRequest, accept: String?, negotiates: Bool, coders: CoderRegistry = .shared,
+         maxOutputPixels: Int = DecodeOptions.defaultPixelCountLimit) {
+        let named = request.format
+        format = named.map { .exactly($0) } ?? (negotiates ? .automatic(accept: accept) : .source)
+        var predicted = named
+        if predicted == nil && negotiates {
+            let modern = ImageFormat.negotiated(accept: accept, isAnimated: false, hasAlpha: false, coders: coders)
+            predicted = modern == .avif || modern == .webp ? modern : nil
         }
-        if let sigma = path.blurSigma { transformers.append(BlurTransformer(radius: sigma)) }
-        if let text = path.transformerText, let pipeline = try? PipelineTransformer(parsing: text) { transformers.append(pipeline) }
+        let quality = predicted.map { request.quality(for: $0) } ?? request.quality ?? ProcessingRequest.defaultQuality
+        encoding = EncodeOptions(compressionQuality: Double(quality) / 100)
+        if predicted == .avif { encoding.compressionEffort = Self.avifEffort }
+        if request.maxBytes > 0 { encoding.maxFileSize = request.maxBytes }
+        if !request.stripsColorProfile { options.insert(.preserveColorProfile) }
+        if request.keepsCopyright { options.insert(.preserveCopyright) }
+        let processing = request.processing
+        var transformers: [any ImageTransformer] = []
+        if !processing.isIdentity {
+            transformers.append(ProcessingTransformer(options: processing, maxOutputPixelCount: maxOutputPixels))
+            context.thumbnailPixelSize = Self.shrinkOnLoadSize(for: processing)
+        }
+        if let text = request.transformerText, let pipeline = try? PipelineTransformer(parsing: text) { transformers.append(pipeline) }
         if !transformers.isEmpty {
             context.transformer = transformers.count == 1 ? transformers[0] : PipelineTransformer(transformers)
         }
+    }
+
+    /// The box the decoder may shrink into without changing the result, or `nil` when the geometry
+    /// needs the full image (fill and force crop or stretch against the source's size; crop, trim and
+    /// minimum sizes are in source pixels).
+    static func shrinkOnLoadSize(for processing: ProcessingOptions) -> PixelSize? {
+        guard processing.resizingType == .fit, processing.crop == nil, processing.trim == nil,
+              processing.minWidth == 0, processing.minHeight == 0, processing.width > 0 || processing.height > 0,
+              processing.autoRotate else { return nil }
+        func side(_ length: Int, _ zoom: Double) -> Int {
+            length == 0 ? unbounded : max(1, Int((Double(length) * processing.devicePixelRatio * zoom).rounded(.up)))
+        }
+        let width = side(processing.width, processing.zoomX), height = side(processing.height, processing.zoomY)
+        return processing.rotation % 180 == 0 ? PixelSize(width: width, height: height) : PixelSize(width: height, height: width)
     }
 }

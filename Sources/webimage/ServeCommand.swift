@@ -19,6 +19,10 @@ struct ServeCommand {
     var redis = RedisArguments()
     /// The memory tier's limit in bytes of decoded pixels; nil: the cache's default (20 % of RAM, at most 512 MiB).
     var memoryLimit: Int?
+    /// `--preset NAME=OPTIONS` and the lines of `--presets-file`, in order (a later one wins).
+    var presets: [String: [String]] = [:]
+    var allowsSecurityOptions = false
+    var negotiatesFormats = false
 
     static func run(_ arguments: [String]) async -> Int32 {
         let command: ServeCommand
@@ -67,6 +71,26 @@ struct ServeCommand {
                     return .failure("--memory-limit needs a number of MiB (0: no memory tier)")
                 }
                 command.memoryLimit = megabytes << 20
+            case "--preset":
+                guard let text = cursor.next() else { return .failure("--preset needs NAME=OPTION/OPTION/...") }
+                switch Self.addPreset(text, to: &command.presets) {
+                case .success: break
+                case .failure(let message): return .failure(message)
+                }
+            case "--presets-file":
+                guard let path = cursor.next(), let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    return .failure("--presets-file needs a readable file of NAME=OPTIONS lines")
+                }
+                for line in text.split(whereSeparator: \.isNewline) {
+                    let entry = line.trimmingCharacters(in: .whitespaces)
+                    guard !entry.isEmpty, !entry.hasPrefix("#") else { continue }
+                    switch Self.addPreset(entry, to: &command.presets) {
+                    case .success: break
+                    case .failure(let message): return .failure(message)
+                    }
+                }
+            case "--allow-security-options": command.allowsSecurityOptions = true
+            case "--auto-format": command.negotiatesFormats = true
             case "--source-policy":
                 switch cursor.next() {
                 case "default": command.sourcePolicy = .standard
@@ -93,6 +117,16 @@ struct ServeCommand {
         return .success(command)
     }
 
+    private static func addPreset(_ text: String, to presets: inout [String: [String]]) -> ParseResult<Void> {
+        do {
+            let preset = try ImageServerConfig.preset(parsing: text)
+            presets[preset.name] = preset.options
+            return .success(())
+        } catch {
+            return .failure("\(error)")
+        }
+    }
+
     func serve() async -> Int32 {
         var cacheConfig = ImageCacheConfig()
         if let memoryLimit {
@@ -108,6 +142,9 @@ struct ServeCommand {
                                        demoSamplesDirectory: DemoCommand.samplesDirectory())
         if let maxInFlight { config.maxInFlight = maxInFlight }
         if let queue { config.queueLimit = queue }
+        config.presets = presets
+        config.allowsSecurityOptions = allowsSecurityOptions
+        config.negotiatesFormats = negotiatesFormats
         let server: ImageServer
         do {
             server = try ImageServer(manager: manager, config: config)

@@ -8,6 +8,10 @@ public enum VariantFormat: Sendable, Hashable {
     case automatic(accept: String?)
     /// Exactly this format (`jpeg`, `png`, `gif`, `webp`, `avif`: whichever coders can encode).
     case exactly(ImageFormat)
+    /// The source's own format when a coder can write it (a PNG stays PNG, a WebP stays WebP), else
+    /// its family (``ImageFormat/family(ofAnimated:hasAlpha:)``: a HEIF becomes JPEG, or PNG with alpha).
+    /// What imgproxy does when a URL names no format.
+    case source
 }
 
 extension ImageFormat {

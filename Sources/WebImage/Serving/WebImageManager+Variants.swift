@@ -130,18 +130,23 @@ extension WebImageManager {
     enum FormatChoice: Sendable, Hashable {
         case exactly(ImageFormat)
         case sourceFamily
+        case sourceFormat
 
         var keyPart: String {
             switch self {
             case .exactly(let format): format.rawValue
             case .sourceFamily: "family"
+            case .sourceFormat: "source"
             }
         }
 
-        func format(for image: Image) -> ImageFormat {
+        func format(for image: Image, coders: CoderRegistry) -> ImageFormat {
             switch self {
             case .exactly(let format): format
             case .sourceFamily: .family(ofAnimated: image.isAnimated, hasAlpha: image.pixelFormat.hasAlpha)
+            case .sourceFormat:
+                image.format != .unknown && coders.canEncode(image.format) ? image.format
+                    : .family(ofAnimated: image.isAnimated, hasAlpha: image.pixelFormat.hasAlpha)
             }
         }
     }
@@ -149,6 +154,7 @@ extension WebImageManager {
     static func formatChoice(_ format: VariantFormat, coders: CoderRegistry) -> FormatChoice {
         switch format {
         case .exactly(let format): .exactly(format)
+        case .source: .sourceFormat
         case .automatic(let accept): ImageFormat.modernChoice(accept: accept, coders: coders).map { .exactly($0) } ?? .sourceFamily
         }
     }
@@ -257,7 +263,7 @@ extension WebImageManager {
                                        optionsProcessed: true).result.image
         var encoding = encoding
         if keepsMetadata { await addSourceMetadata(to: &encoding, url: url, options: options, context: context) }
-        let format = choice.format(for: image)
+        let format = choice.format(for: image, coders: coders)
         var pixelSize = image.size
         if let side = encoding.maxPixelSize, side > 0, max(image.width, image.height) > side {
             pixelSize = PNGCoder.size(of: image.size, fittingSide: side)

@@ -39,8 +39,22 @@ import Testing
         await fixture.stop()
     }
 
-    @Test func theAutomaticFormatFollowsAcceptAndSaysVary() async throws {
+    @Test func withoutAFormatTheSourcesOwnIsKeptAndAcceptIsIgnored() async throws {
         let fixture = try ServerFixture()
+        serve(fixture)
+        let png = try PNGCoder().encode(try Image(width: 40, height: 20, pixelFormat: .rgb8, pixels: [UInt8](repeating: 90, count: 40 * 20 * 3)),
+                                        as: .png)
+        fixture.sources.route("/opaque.png", TestResponse(headers: [("Content-Type", "image/png")], body: png))
+        let reply = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/opaque.png"))", headers: ["Accept": "image/webp,*/*"])
+        #expect(reply.status == 200 && reply.header("Content-Type") == "image/png", "an opaque PNG stays PNG, as imgproxy keeps it")
+        #expect(reply.header("Vary") == nil && reply.header("Content-Disposition") == "inline; filename=\"opaque.png\"")
+        let photo = try await fixture.get("/insecure/w:50/plain/\(fixture.source("/photo.jpg"))", headers: ["Accept": "image/webp,*/*"])
+        #expect(photo.header("Content-Type") == "image/jpeg")
+        await fixture.stop()
+    }
+
+    @Test func theAutomaticFormatFollowsAcceptAndSaysVary() async throws {
+        let fixture = try ServerFixture { $0.negotiatesFormats = true }
         serve(fixture)
         let path = "/insecure/w:50/plain/\(fixture.source("/photo.jpg"))"
         let modern = try await fixture.get(path, headers: ["Accept": "image/webp,*/*"])

@@ -1,0 +1,288 @@
+import Foundation
+import WebImage
+
+/// One image request's options, parsed once from a ``ProcessingPath`` with imgproxy 4's vocabulary
+/// and rules (`options/parser/processing_options.go`): every open-source option by its full and
+/// short names, applied left to right, a later option overwriting only the values it sets, empty
+/// arguments leaving values as they were, booleans other than `1/t/true/0/f/false` read as false,
+/// the extension overriding `format`. Presets expand where `preset` appears, after the `default`
+/// preset.
+///
+/// What WebImage cannot honour is refused (400) with the option named, never ignored.
+struct ProcessingRequest: Sendable, Equatable {
+    /// Geometry and effects, for ``WebImage/ProcessingTransformer``.
+    var processing = ProcessingOptions()
+    /// The output format asked for; `nil`: the source's own when it can be written (else JPEG, PNG
+    /// with alpha, GIF when animated).
+    var format: ImageFormat?
+    /// `quality` (1–100; nil: per-format default).
+    var quality: Int?
+    /// `format_quality`.
+    var formatQuality: [ImageFormat: Int] = [:]
+    /// `max_bytes` (0: none).
+    var maxBytes = 0
+    /// `strip_color_profile`: convert to sRGB and drop the profile (default), or keep it.
+    var stripsColorProfile = true
+    /// `keep_copyright`.
+    var keepsCopyright = false
+    /// `expires`: a Unix time after which the URL answers 404 (0: never).
+    var expires: Int64 = 0
+    /// `filename`: the stem of `Content-Disposition`'s filename.
+    var filename: String?
+    /// `return_attachment`.
+    var returnsAttachment = false
+    /// WebImage's own `webimage`/`wi` option: a transformer text run after the processing.
+    var transformerText: String?
+    /// `max_src_resolution` in pixels, `max_src_file_size` in bytes, `max_animation_frames`:
+    /// security overrides, accepted only when the server allows them.
+    var maxSourcePixels: Int?
+    var maxSourceBytes: Int?
+    var maxAnimationFrames: Int?
+
+    typealias Invalid = ProcessingPath.Invalid
+
+    /// Why an option may not be used on this server (answered 403).
+    struct Forbidden: Error, Equatable {
+        var reason: String
+    }
+
+    /// imgproxy's default quality, and its per-format defaults (WebP 79, AVIF 63).
+    static let defaultQuality = 80
+    static let defaultFormatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63]
+
+    /// The quality an output in `format` is encoded at: `quality`, then `format_quality`, then the defaults.
+    func quality(for format: ImageFormat) -> Int {
+        if let quality, quality > 0 { return quality }
+        if let value = formatQuality[format], value > 0 { return value }
+        return Self.defaultFormatQuality[format] ?? Self.defaultQuality
+    }
+
+    /// Parses `path`'s options, after the `default` preset of `presets` when there is one.
+    /// - Throws: ``Invalid`` for an unknown option, a bad argument or an unknown preset;
+    ///   ``Forbidden`` for a security option the server does not allow.
+    init(path: ProcessingPath, presets: [String: [String]] = [:], allowsSecurityOptions: Bool = false,
+         now: Date = Date()) throws {
+        var expanding: [String] = []
+        if let defaults = presets["default"] {
+            expanding = ["default"]
+            for segment in defaults { try apply(segment, presets: presets, expanding: &expanding, allowsSecurityOptions: allowsSecurityOptions) }
+            expanding = []
+        }
+        for segment in path.optionSegments {
+            try apply(segment, presets: presets, expanding: &expanding, allowsSecurityOptions: allowsSecurityOptions)
+        }
+        if let text = path.extensionText { format = try Self.format(named: text, option: "the extension") }
+        if expires > 0 && Double(expires) < now.timeIntervalSince1970 { throw Expired() }
+    }
+
+    /// An `expires` time that has passed (answered 404, as imgproxy answers it).
+    struct Expired: Error, Equatable {}
+
+    private mutating func apply(_ segment: String, presets: [String: [String]], expanding: inout [String],
+                                allowsSecurityOptions: Bool) throws {
+        var arguments = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let name = arguments.removeFirst()
+        var reader = ArgumentReader(option: name, arguments: arguments)
+        switch name {
+        case "resize", "rs":
+            try reader.limit(8)
+            if let type = try reader.resizingType(0) { processing.resizingType = type }
+            try applySize(&reader, from: 1)
+        case "size", "s":
+            try reader.limit(7)
+            try applySize(&reader, from: 0)
+        case "resizing_type", "rt":
+            try reader.limit(1)
+            guard let type = try reader.resizingType(0) else { throw Invalid(reason: "\(name): needs a resizing type") }
+            processing.resizingType = type
+        case "width", "w": try reader.limit(1); processing.width = try reader.requiredLength(0)
+        case "height", "h": try reader.limit(1); processing.height = try reader.requiredLength(0)
+        case "min-width", "mw": try reader.limit(1); processing.minWidth = try reader.requiredLength(0)
+        case "min-height", "mh": try reader.limit(1); processing.minHeight = try reader.requiredLength(0)
+        case "zoom", "z":
+            try reader.limit(2)
+            let x = try reader.positive(0, upTo: ArgumentReader.maxZoom, required: true)!
+            processing.zoomX = x
+            processing.zoomY = try reader.positive(1, upTo: ArgumentReader.maxZoom, required: false) ?? x
+        case "dpr":
+            try reader.limit(1)
+            processing.devicePixelRatio = try reader.positive(0, upTo: ArgumentReader.maxDevicePixelRatio, required: true)!
+        case "enlarge", "el": try reader.limit(1); processing.enlarge = reader.boolean(0) ?? processing.enlarge
+        case "extend", "ex":
+            processing.extend = try reader.canvasExtension(current: processing.extend)
+        case "extend_aspect_ratio", "extend_ar", "exar":
+            processing.extendAspectRatio = try reader.canvasExtension(current: processing.extendAspectRatio)
+        case "gravity", "g":
+            processing.gravity = try reader.gravity(from: 0, current: processing.gravity, allowsSmart: true)
+        case "crop", "c":
+            try reader.limit(5)
+            guard let width = try reader.number(0, atLeast: 0) else { throw Invalid(reason: "\(name): needs a width") }
+            let height = try reader.number(1, atLeast: 0) ?? 0
+            var crop = ProcessingOptions.Crop(width: width, height: height)
+            if reader.has(2) { crop.gravity = try reader.gravity(from: 2, current: Gravity(), allowsSmart: true) }
+            processing.crop = crop
+        case "trim", "t":
+            try reader.limit(4)
+            guard let threshold = try reader.number(0) else { processing.trim = nil; return }
+            var trim = ProcessingOptions.Trim(threshold: threshold)
+            trim.color = try reader.color(1)
+            trim.equalHorizontal = reader.boolean(2) ?? false
+            trim.equalVertical = reader.boolean(3) ?? false
+            processing.trim = trim
+        case "padding", "pd":
+            try reader.limit(4)
+            var padding = processing.padding
+            if let top = try reader.length(0, upTo: ArgumentReader.maxPadding) {
+                padding.top = top
+                padding.right = top
+                padding.bottom = top
+                padding.left = top
+            }
+            if let right = try reader.length(1, upTo: ArgumentReader.maxPadding) { padding.right = right; padding.left = right }
+            if let bottom = try reader.length(2, upTo: ArgumentReader.maxPadding) { padding.bottom = bottom }
+            if let left = try reader.length(3, upTo: ArgumentReader.maxPadding) { padding.left = left }
+            processing.padding = padding
+        case "auto_rotate", "ar":
+            try reader.limit(1)
+            if reader.boolean(0) == false {
+                throw Invalid(reason: "\(name): the server decodes images upright (auto_rotate:0 is not supported yet)")
+            }
+        case "rotate", "rot":
+            try reader.limit(1)
+            guard let angle = try reader.integer(0), angle % 90 == 0 else {
+                throw Invalid(reason: "\(name): the angle must be a multiple of 90")
+            }
+            processing.rotation = ((angle % 360) + 360) % 360
+        case "flip", "fl":
+            try reader.limit(2)
+            processing.flipsHorizontally = reader.boolean(0) ?? processing.flipsHorizontally
+            processing.flipsVertically = reader.boolean(1) ?? processing.flipsVertically
+        case "background", "bg":
+            processing.background = try reader.background()
+        case "blur", "bl":
+            try reader.limit(1)
+            processing.blurSigma = try reader.number(0, atLeast: 0, upTo: ArgumentReader.maxSigma, required: true)!
+        case "sharpen", "sh":
+            try reader.limit(1)
+            processing.sharpenSigma = try reader.number(0, atLeast: 0, upTo: ArgumentReader.maxSigma, required: true)!
+        case "pixelate", "pix":
+            try reader.limit(1)
+            processing.pixelateSize = try reader.requiredLength(0)
+        case "watermark", "wm":
+            throw Invalid(reason: "\(name): watermarks are not supported yet")
+        case "strip_metadata", "sm":
+            try reader.limit(1)
+            if reader.boolean(0) == false { throw Invalid(reason: "\(name): outputs always drop their metadata (strip_metadata:0 is not supported)") }
+        case "keep_copyright", "kcr": try reader.limit(1); keepsCopyright = reader.boolean(0) ?? keepsCopyright
+        case "strip_color_profile", "scp": try reader.limit(1); stripsColorProfile = reader.boolean(0) ?? stripsColorProfile
+        case "preserve_hdr", "ph":
+            try reader.limit(1)
+            if reader.boolean(0) == true { throw Invalid(reason: "\(name): 16-bit output is not supported") }
+        case "enforce_thumbnail", "eth":
+            try reader.limit(1)
+            if reader.boolean(0) == true { throw Invalid(reason: "\(name): embedded thumbnails are not used yet") }
+        case "quality", "q":
+            try reader.limit(1)
+            guard let value = try reader.integer(0), (0...100).contains(value) else { throw Invalid(reason: "\(name): must be 0 to 100") }
+            quality = value == 0 ? nil : value
+        case "format_quality", "fq":
+            guard !arguments.isEmpty, arguments.count % 2 == 0 else { throw Invalid(reason: "\(name): needs format:quality pairs") }
+            for pair in stride(from: 0, to: arguments.count, by: 2) {
+                guard let format = try Self.format(named: arguments[pair], option: name) else { continue }
+                guard let value = Int(arguments[pair + 1]), (0...100).contains(value) else { throw Invalid(reason: "\(name): qualities are 0 to 100") }
+                formatQuality[format] = value
+            }
+        case "max_bytes", "mb":
+            try reader.limit(1)
+            maxBytes = try reader.requiredLength(0, upTo: Int(Int32.max))
+        case "format", "f", "ext":
+            try reader.limit(1)
+            format = try Self.format(named: arguments.first ?? "", option: name)
+        case "skip_processing", "skp":
+            throw Invalid(reason: "\(name): returning sources unprocessed is not supported yet")
+        case "raw":
+            try reader.limit(1)
+            if reader.boolean(0) == true { throw Invalid(reason: "raw: streaming sources unprocessed is not supported yet") }
+        case "cachebuster", "cb": try reader.limit(1)
+        case "expires", "exp":
+            try reader.limit(1)
+            guard let text = arguments.first, let value = Int64(text) else { throw Invalid(reason: "\(name): must be a Unix time") }
+            expires = value
+        case "filename", "fn":
+            try reader.limit(2)
+            let text = arguments.first ?? ""
+            if reader.boolean(1) == true {
+                guard let data = ProcessingPath.base64URLDecoded(text), let decoded = String(data: data, encoding: .utf8) else {
+                    throw Invalid(reason: "\(name): the name is not base64url")
+                }
+                filename = decoded
+            } else {
+                filename = text
+            }
+        case "return_attachment", "att": try reader.limit(1); returnsAttachment = reader.boolean(0) ?? returnsAttachment
+        case "preset", "pr":
+            for preset in arguments {
+                guard let segments = presets[preset] else { throw Invalid(reason: "\(name): unknown preset \(preset)") }
+                guard !expanding.contains(preset) else {
+                    throw Invalid(reason: "\(name): the preset \(preset) includes itself (\((expanding + [preset]).joined(separator: " → ")))")
+                }
+                expanding.append(preset)
+                for inner in segments {
+                    try apply(inner, presets: presets, expanding: &expanding, allowsSecurityOptions: allowsSecurityOptions)
+                }
+                expanding.removeLast()
+            }
+        case "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
+             "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
+            guard allowsSecurityOptions else { throw Forbidden(reason: "\(name): security options are not allowed on this server") }
+            try reader.limit(1)
+            try applySecurity(name, &reader)
+        case "webimage", "wi":
+            let text = arguments.joined(separator: ":")
+            guard (try? PipelineTransformer(parsing: text)) != nil else { throw Invalid(reason: "webimage: not a WebImage transformer text: \(text)") }
+            transformerText = text
+        default:
+            throw Invalid(reason: "unknown processing option: \(name)")
+        }
+    }
+
+    private mutating func applySize(_ reader: inout ArgumentReader, from index: Int) throws {
+        if let width = try reader.length(index) { processing.width = width }
+        if let height = try reader.length(index + 1) { processing.height = height }
+        if let enlarge = reader.boolean(index + 2) { processing.enlarge = enlarge }
+        if reader.has(index + 3) {
+            processing.extend = try reader.canvasExtension(current: processing.extend, from: index + 3)
+        }
+    }
+
+    private mutating func applySecurity(_ name: String, _ reader: inout ArgumentReader) throws {
+        switch name {
+        case "max_src_resolution", "msr":
+            let megapixels = try reader.number(0, atLeast: 0, upTo: 1_000_000, required: true)!
+            maxSourcePixels = Int(megapixels * 1_000_000)
+        case "max_src_file_size", "msfs": maxSourceBytes = try reader.requiredLength(0, upTo: Int(Int32.max))
+        case "max_animation_frames", "maf":
+            let frames = try reader.requiredLength(0, upTo: 100_000)
+            guard frames > 0 else { throw Invalid(reason: "\(name): must be at least 1") }
+            maxAnimationFrames = frames
+        case "max_animation_frame_resolution", "mafr": _ = try reader.number(0, atLeast: 0, upTo: 1_000_000, required: true)
+        default: processing.maxResultDimension = max(0, try reader.integer(0) ?? 0)
+        }
+    }
+
+    /// A format name of imgproxy's (`jpeg`, `jpg`, `png`, `webp`, `avif`, `gif`); the ones it
+    /// knows and WebImage cannot write (`ico`, `svg`, `heic`, `bmp`, `tiff`, `jxl`) and unknown
+    /// names are refused, and so is `best` (imgproxy's paid edition).
+    static func format(named name: String, option: String) throws(Invalid) -> ImageFormat? {
+        switch name {
+        case "jpeg", "jpg": return .jpeg
+        case "png": return .png
+        case "gif": return .gif
+        case "webp": return .webp
+        case "avif": return .avif
+        case "ico", "svg", "heic", "bmp", "tiff", "jxl": throw Invalid(reason: "\(option): WebImage cannot write \(name)")
+        case "best": throw Invalid(reason: "\(option): best (imgproxy Pro) is not supported; name a format")
+        default: throw Invalid(reason: "\(option): unknown format \(name)")
+        }
+    }
+}

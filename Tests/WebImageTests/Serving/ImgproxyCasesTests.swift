@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+
+/// imgproxy's own processing test cases (`processing/*_test.go`), ported as data
+/// (`Fixtures/imgproxy/processing-cases.tsv`): resizing types × enlarge × extend ×
+/// extend_aspect_ratio, gravity × fill × dpr, crop, padding, rotate/flip × EXIF orientation,
+/// result-dimension limits, filters, backgrounds. Each case states the source's size and orientation,
+/// the options and imgproxy's output size; sources are generated PNGs of that size (imgproxy's BMP,
+/// TIFF and 16-bit sources have the same geometry). Cases WebImage refuses (watermark, auto_rotate:0,
+/// preserve_hdr) must be answered 400.
+@Suite struct ImgproxyCasesTests {
+    struct Case: Sendable, CustomStringConvertible {
+        var name: String
+        var source: PixelSize
+        var orientation: ImageOrientation
+        var options: String
+        /// `nil`: refused with 400.
+        var expected: PixelSize?
+        var description: String { "\(name) [\(options)]" }
+    }
+
+    static let cases: [Case] = {
+        let file = Corpus.packageRoot.appendingPathComponent("Tests/WebImageTests/Fixtures/imgproxy/processing-cases.tsv")
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { fatalError("missing \(file.path)") }
+        return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.dropFirst().map { line in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            let expected = f[5] == "refused" ? nil : PixelSize(width: Int(f[5])!, height: Int(f[6])!)
+            return Case(name: f[0], source: PixelSize(width: Int(f[1])!, height: Int(f[2])!),
+                        orientation: ImageOrientation(rawValue: Int(f[3])!) ?? .up, options: f[4], expected: expected)
+        }
+    }()
+
+    /// The source as a viewer shows it (orientations 5–8 swap the sides).
+    static func upright(_ testCase: Case) -> PixelSize {
+        switch testCase.orientation {
+        case .leftMirrored, .right, .rightMirrored, .left: PixelSize(width: testCase.source.height, height: testCase.source.width)
+        default: testCase.source
+        }
+    }
+
+    static func path(_ testCase: Case, source: String) -> String {
+        "/insecure/" + (testCase.options.isEmpty ? "" : testCase.options + "/") + "plain/" + source
+    }
+
+    @Test func theCasesAreAllThere() {
+        #expect(Self.cases.count == 589)
+        #expect(Self.cases.filter { $0.expected != nil }.count == 420)
+    }
+
+    /// Every case's size from the plan alone (no pixels): the geometry is imgproxy's to the pixel.
+    @Test func everyCasesPlannedSizeIsImgproxys() throws {
+        var mismatches: [String] = []
+        for testCase in Self.cases {
+            let path = try ProcessingPath(path: Self.path(testCase, source: "http://h/x.png"))
+            guard let expected = testCase.expected else {
+                if (try? ProcessingRequest(path: path, allowsSecurityOptions: true)) != nil { mismatches.append("\(testCase): not refused") }
+                continue
+            }
+            let request = try ProcessingRequest(path: path, allowsSecurityOptions: true)
+            let size = ProcessingPlan(source: Self.upright(testCase), options: request.processing).outputSize(options: request.processing)
+            if size != expected { mismatches.append("\(testCase): \(size), imgproxy \(expected)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) cases differ:\n\(mismatches.joined(separator: "\n"))")
+    }
+
+    /// Every case through `webimage serve`'s server: real HTTP, a real source with its EXIF
+    /// orientation, decode, process, encode; the answer's pixel size (or its 400).
+    @Test func everyCaseThroughTheServer() async throws {
+        let fixture = try ServerFixture { $0.allowsSecurityOptions = true }
+        var routes: Set<String> = []
+        for testCase in Self.cases {
+            let route = "/\(testCase.source.width)x\(testCase.source.height)-o\(testCase.orientation.rawValue).png"
+            if routes.insert(route).inserted {
+                let png = try Self.source(testCase.source, orientation: testCase.orientation)
+                fixture.sources.route(route, TestResponse(headers: [("Content-Type", "image/png")], body: png))
+            }
+        }
+        let mismatches = try await withThrowingTaskGroup(of: String?.self) { group in
+            var pending = Self.cases.makeIterator()
+            func addNext() {
+                guard let testCase = pending.next() else { return }
+                group.addTask {
+                    let route = "/\(testCase.source.width)x\(testCase.source.height)-o\(testCase.orientation.rawValue).png"
+                    let reply = try await fixture.get(Self.path(testCase, source: fixture.source(route)))
+                    guard let expected = testCase.expected else {
+                        return reply.status == 400 ? nil : "\(testCase): \(reply.status), expected 400"
+                    }
+                    guard reply.status == 200 else { return "\(testCase): \(reply.status) \(String(decoding: reply.body, as: UTF8.self))" }
+                    let size = try ServerFixture.coders.decode(reply.body).size
+                    return size == expected ? nil : "\(testCase): \(size), imgproxy \(expected)"
+                }
+            }
+            for _ in 0..<4 { addNext() }
+            var found: [String] = []
+            while let result = try await group.next() {
+                if let result { found.append(result) }
+                addNext()
+            }
+            return found
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) cases differ:\n\(mismatches.sorted().joined(separator: "\n"))")
+        await fixture.stop()
+    }
+
+    /// A `size` PNG of a gradient with an alpha-free body, carrying EXIF `orientation` in an `eXIf` chunk.
+    static func source(_ size: PixelSize, orientation: ImageOrientation) throws -> Data {
+        var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                let index = (y * size.width + x) * 3
+                pixels[index] = UInt8(x * 255 / max(size.width - 1, 1))
+                pixels[index + 1] = UInt8(y * 255 / max(size.height - 1, 1))
+                pixels[index + 2] = UInt8((x + y) & 0xFF)
+            }
+        }
+        let png = try PNGCoder().encode(try Image(width: size.width, height: size.height, pixelFormat: .rgb8, pixels: pixels), as: .png)
+        guard orientation != .up else { return png }
+        // A big-endian TIFF header and one IFD entry: Orientation (0x0112), SHORT, 1, value.
+        let exif: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1,
+                             0, UInt8(orientation.rawValue), 0, 0, 0, 0, 0, 0]
+        let type = Array("eXIf".utf8)
+        var chunk = withUnsafeBytes(of: UInt32(exif.count).bigEndian) { Array($0) } + type + exif
+        chunk += withUnsafeBytes(of: CRC32.checksum(type + exif).bigEndian) { Array($0) }
+        var bytes = [UInt8](png)
+        bytes.insert(contentsOf: chunk, at: 8 + 25)   // after the signature and IHDR
+        return Data(bytes)
+    }
+}
