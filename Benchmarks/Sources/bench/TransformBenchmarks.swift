@@ -43,6 +43,8 @@ enum TransformBenchmarks {
         rows.append(Row(name: "blur radius 20 of 1920x1080, in process", ours: blurOurs,
                         reference: "vips gaussblur .v to .v 20, whole process", referenceValue: blurVips, goal: 1.0, note: missing))
 
+        rows += try smartCropRows(full, iterations: iterations)
+
         let tool = ProcessInfo.processInfo.environment["WEBIMAGE_BIN"] ?? packageRoot.appendingPathComponent(".build/release/webimage").path
         guard FileManager.default.isExecutableFile(atPath: tool) else {
             FileHandle.standardError.write(Data("bench: \(tool) is missing: run `swift build -c release --product webimage` in the package root\n".utf8))
@@ -65,5 +67,32 @@ enum TransformBenchmarks {
         rows.append(Row(name: "1080p JPEG blurred (radius 20) to JPEG, whole process", ours: blurProcessOurs,
                         reference: "vips gaussblur", referenceValue: blurProcessVips, goal: 1.0, note: missing))
         return rows
+    }
+
+    /// Smart gravity against a centred fill of a 2K photo (2040x1356, the DIV2K size imgproxy's
+    /// benchmark uses) into 512x512: the whole request's work (JPEG decode, fill, JPEG encode), and
+    /// the transform alone; measured interleaved so both see the same machine.
+    static func smartCropRows(_ full: Image, iterations: Int) throws -> [Row] {
+        let photo = try ResizingTransformer(size: PixelSize(width: 2040, height: 1356), scaleMode: .aspectFill).transform(full, forKey: "")
+        let jpeg = try CoderRegistry.shared.encode(photo, as: .jpeg)
+        func fill(_ gravity: Gravity) -> ProcessingTransformer {
+            var options = ProcessingOptions()
+            (options.resizingType, options.width, options.height, options.gravity) = (.fill, 512, 512, gravity)
+            return ProcessingTransformer(options: options)
+        }
+        let smart = fill(Gravity(.smart)), centred = fill(.center)
+        func request(_ transformer: ProcessingTransformer) throws {
+            let decoded = try CoderRegistry.shared.decode(jpeg)
+            _ = try CoderRegistry.shared.encode(try transformer.transform(decoded, forKey: ""), as: .jpeg)
+        }
+        let whole = try Measure.interleaved(iterations: iterations, { try request(smart) }, reference: { try request(centred) })
+        let alone = try Measure.interleaved(iterations: iterations, { _ = try smart.transform(photo, forKey: "") },
+                                            reference: { _ = try centred.transform(photo, forKey: "") })
+        return [
+            Row(name: "2040x1356 JPEG → fill 512x512 JPEG with g:sm (decode + fill + encode)", ours: whole.ours,
+                reference: "the same with g:ce (centred fill)", referenceValue: whole.reference, goal: 1 / 1.15),
+            Row(name: "fill 512x512 of the decoded 2040x1356 photo with g:sm, transform alone", ours: alone.ours,
+                reference: "the same with g:ce", referenceValue: alone.reference, goal: nil),
+        ]
     }
 }

@@ -23,8 +23,10 @@ enum SmartCrop {
         let scores = Self.scores(of: small)
         let windowWidth = min(small.width, max(1, Int((Double(crop.width) * scaleX).rounded())))
         let windowHeight = min(small.height, max(1, Int((Double(crop.height) * scaleY).rounded())))
-        let best = Self.bestWindow(scores, width: small.width, height: small.height,
-                                   window: PixelSize(width: windowWidth, height: windowHeight))
+        guard let best = Self.bestWindow(scores, width: small.width, height: small.height,
+                                         window: PixelSize(width: windowWidth, height: windowHeight)) else {
+            return ((width - crop.width) / 2, (height - crop.height) / 2)
+        }
         let x = Int((Double(best.x) / scaleX).rounded()), y = Int((Double(best.y) / scaleY).rounded())
         return (min(max(x, 0), width - crop.width), min(max(y, 0), height - crop.height))
     }
@@ -73,7 +75,8 @@ enum SmartCrop {
 
     /// The window of `window` size with the highest sum of `scores` (a summed-area table makes each
     /// window one lookup); among equal sums, the one whose centre is nearest the image's centre.
-    static func bestWindow(_ scores: [Float], width: Int, height: Int, window: PixelSize) -> (x: Int, y: Int) {
+    /// `nil` when no window beats the centred one (a uniform image, or the subject in the middle).
+    static func bestWindow(_ scores: [Float], width: Int, height: Int, window: PixelSize) -> (x: Int, y: Int)? {
         var table = [Double](repeating: 0, count: (width + 1) * (height + 1))
         for y in 0..<height {
             var rowSum = 0.0
@@ -87,7 +90,8 @@ enum SmartCrop {
             return table[(y + window.height) * stride + x + window.width] - table[y * stride + x + window.width]
                 - table[(y + window.height) * stride + x] + table[y * stride + x]
         }
-        var best = (x: (width - window.width) / 2, y: (height - window.height) / 2)
+        let centred = (x: (width - window.width) / 2, y: (height - window.height) / 2)
+        var best = centred
         var bestSum = sum(best.x, best.y)
         var bestDistance = 0.0
         let centreX = Double(width - window.width) / 2, centreY = Double(height - window.height) / 2
@@ -102,6 +106,6 @@ enum SmartCrop {
                 }
             }
         }
-        return best
+        return best == centred ? nil : best
     }
 }
