@@ -174,7 +174,8 @@ public final class ImageServer: Sendable {
         guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
         defer { slots.release() }
         let parameters = VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
-                                           coders: config.coders, maxOutputPixels: manager.config.limits.maxOutputPixels)
+                                           coders: config.coders, watermark: config.watermark,
+                                           maxOutputPixels: manager.config.limits.maxOutputPixels)
         do {
             let variant = try await manager.loadVariant(url: path.source, format: parameters.format, encoding: parameters.encoding,
                                                         options: parameters.options, context: parameters.context)

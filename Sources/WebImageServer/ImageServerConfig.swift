@@ -55,6 +55,9 @@ public struct ImageServerConfig: Sendable {
     /// `Vary: Accept`), as imgproxy's `IMGPROXY_AUTO_AVIF`/`AUTO_WEBP`; default `false`: the source's
     /// own format when it can be written, as imgproxy answers by default.
     public var negotiatesFormats: Bool
+    /// The picture the `watermark` option lays over results (imgproxy's `IMGPROXY_WATERMARK_PATH`);
+    /// default `nil`: `watermark` changes nothing, as in imgproxy without one.
+    public var watermark: WatermarkImage?
 
     /// Creates a configuration; every parameter defaults to the property's documented default.
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 8080, signing: Signing,
@@ -62,7 +65,8 @@ public struct ImageServerConfig: Sendable {
                 allowedHosts: [String] = [], cacheMaxAge: Int? = nil, servesDemoPage: Bool? = nil, demoSamplesDirectory: URL? = nil,
                 idleTimeoutSeconds: Int = 15,
                 drainTimeout: Duration = .seconds(10), coders: CoderRegistry = .shared, presets: [String: [String]] = [:],
-                allowsSecurityOptions: Bool = false, negotiatesFormats: Bool = false) {
+                allowsSecurityOptions: Bool = false, negotiatesFormats: Bool = false, watermark: WatermarkImage? = nil) {
+        self.watermark = watermark
         self.coders = coders
         self.presets = presets
         self.allowsSecurityOptions = allowsSecurityOptions

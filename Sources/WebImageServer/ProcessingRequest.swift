@@ -142,11 +142,7 @@ struct ProcessingRequest: Sendable, Equatable {
             if let bottom = try reader.length(2, upTo: ArgumentReader.maxPadding) { padding.bottom = bottom }
             if let left = try reader.length(3, upTo: ArgumentReader.maxPadding) { padding.left = left }
             processing.padding = padding
-        case "auto_rotate", "ar":
-            try reader.limit(1)
-            if reader.boolean(0) == false {
-                throw Invalid(reason: "\(name): the server decodes images upright (auto_rotate:0 is not supported yet)")
-            }
+        case "auto_rotate", "ar": try reader.limit(1); processing.autoRotate = reader.boolean(0) ?? processing.autoRotate
         case "rotate", "rot":
             try reader.limit(1)
             guard let angle = try reader.integer(0), angle % 90 == 0 else {
@@ -169,7 +165,30 @@ struct ProcessingRequest: Sendable, Equatable {
             try reader.limit(1)
             processing.pixelateSize = try reader.requiredLength(0)
         case "watermark", "wm":
-            throw Invalid(reason: "\(name): watermarks are not supported yet")
+            try reader.limit(7)   // imgproxy reads 5; the 2 after them are its paid edition's
+            guard let opacity = try reader.number(0, atLeast: 0, upTo: 1) else { throw Invalid(reason: "\(name): needs an opacity 0...1") }
+            var watermark = processing.watermark ?? ProcessingOptions.Watermark()
+            watermark.opacity = opacity
+            if reader.has(1) {
+                if arguments[1] == "re" {
+                    watermark.replicates = true
+                    watermark.position.kind = .center
+                } else {
+                    let kind = try reader.gravity(from: 1, current: watermark.position, allowsSmart: false, allowsFocusPoint: false,
+                                                  maxArguments: 5).kind
+                    watermark.replicates = false
+                    watermark.position.kind = kind
+                }
+            }
+            let bound = Double(ArgumentReader.maxLength)
+            if let x = try reader.number(2, atLeast: -bound, upTo: bound) { watermark.position.x = x }
+            if let y = try reader.number(3, atLeast: -bound, upTo: bound) { watermark.position.y = y }
+            if reader.has(4) {
+                let scale = try reader.number(4, upTo: 1, required: true)!
+                guard scale > 0 else { throw Invalid(reason: "\(name): the scale must be above 0 (and at most 1: the image's size)") }
+                watermark.scale = scale
+            }
+            processing.watermark = watermark
         case "strip_metadata", "sm":
             try reader.limit(1)
             if reader.boolean(0) == false { throw Invalid(reason: "\(name): outputs always drop their metadata (strip_metadata:0 is not supported)") }

@@ -22,7 +22,7 @@ struct VariantParameters {
     ///   - negotiates: whether a request naming no format gets the `Accept` choice (AVIF, WebP) instead
     ///     of the source's own format.
     init(request: ProcessingRequest, accept: String?, negotiates: Bool, coders: CoderRegistry = .shared,
-         maxOutputPixels: Int = DecodeOptions.defaultPixelCountLimit) {
+         watermark: WatermarkImage? = nil, maxOutputPixels: Int = DecodeOptions.defaultPixelCountLimit) {
         let named = request.format
         format = named.map { .exactly($0) } ?? (negotiates ? .automatic(accept: accept) : .source)
         var predicted = named
@@ -38,8 +38,9 @@ struct VariantParameters {
         if request.keepsCopyright { options.insert(.preserveCopyright) }
         let processing = request.processing
         var transformers: [any ImageTransformer] = []
+        context.appliesOrientation = processing.autoRotate
         if !processing.isIdentity {
-            transformers.append(ProcessingTransformer(options: processing, maxOutputPixelCount: maxOutputPixels))
+            transformers.append(ProcessingTransformer(options: processing, watermark: watermark, maxOutputPixelCount: maxOutputPixels))
             context.thumbnailPixelSize = Self.shrinkOnLoadSize(for: processing)
         }
         if let text = request.transformerText, let pipeline = try? PipelineTransformer(parsing: text) { transformers.append(pipeline) }

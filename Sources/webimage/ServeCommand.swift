@@ -22,6 +22,8 @@ struct ServeCommand {
     /// `--preset NAME=OPTIONS` and the lines of `--presets-file`, in order (a later one wins).
     var presets: [String: [String]] = [:]
     var allowsSecurityOptions = false
+    /// `--watermark PATH|URL`: the picture of the `watermark` option.
+    var watermark: String?
     var negotiatesFormats = false
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -90,6 +92,9 @@ struct ServeCommand {
                     }
                 }
             case "--allow-security-options": command.allowsSecurityOptions = true
+            case "--watermark":
+                guard let text = cursor.next() else { return .failure("--watermark needs an image file or URL") }
+                command.watermark = text
             case "--auto-format": command.negotiatesFormats = true
             case "--source-policy":
                 switch cursor.next() {
@@ -115,6 +120,15 @@ struct ServeCommand {
             return .failure("--demo fetches its samples from this server over loopback, which --source-policy public-only refuses")
         }
         return .success(command)
+    }
+
+    /// The watermark picture from a file or an http(s) URL (loaded through the manager, so cached).
+    private static func loadWatermark(_ location: String, manager: WebImageManager) async throws -> WatermarkImage {
+        if let url = URL(string: location), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+            return try WatermarkImage(image: try await manager.loadImage(url: url).image)
+        }
+        let data = try Data(contentsOf: URL(fileURLWithPath: location))
+        return try WatermarkImage(image: try CoderRegistry.shared.decode(data))
     }
 
     private static func addPreset(_ text: String, to presets: inout [String: [String]]) -> ParseResult<Void> {
@@ -145,6 +159,14 @@ struct ServeCommand {
         config.presets = presets
         config.allowsSecurityOptions = allowsSecurityOptions
         config.negotiatesFormats = negotiatesFormats
+        if let watermark {
+            do {
+                config.watermark = try await Self.loadWatermark(watermark, manager: manager)
+            } catch {
+                Console.error("webimage serve: --watermark \(watermark): \(error)\n")
+                return 1
+            }
+        }
         let server: ImageServer
         do {
             server = try ImageServer(manager: manager, config: config)

@@ -9,6 +9,9 @@ enum CacheKeys {
     /// converted to sRGB.
     static let sourceColorPart = "ColorProfile(source)"
 
+    /// The part ``WebImageContext/appliesOrientation`` `false` adds: the stored pixels, not turned upright.
+    static let unorientedPart = "Unoriented"
+
     /// The part a thumbnail size adds: `Thumbnail(w,h,1)`, the last number 1 when the aspect ratio
     /// is kept, 0 when not.
     static func thumbnailPart(_ size: PixelSize, preservesAspectRatio: Bool) -> String {

@@ -48,6 +48,7 @@ struct ImageLoadPipeline: Sendable {
                                    preservesAspectRatio: context.preservesAspectRatio, pixelCountLimit: config.limits.maxSourcePixels,
                                    firstFrameOnly: options.contains(.decodeFirstFrameOnly), scale: scaleFactor,
                                    maxFrameCount: config.limits.maxFrameCount, convertsToSRGB: !options.contains(.preserveColorProfile))
+        decode.applyOrientation = context.appliesOrientation
         if options.contains(.scaleDownLargeImages) {
             decode.maxPixelCount = max(1, (context.scaleDownLimitBytes ?? DecodeOptions.scaleDownPixelCount * 4) / 4)
         }
@@ -235,8 +236,12 @@ struct ImageLoadPipeline: Sendable {
 
     /// `tiers` less memory when the load keeps the source's colour profile: the original's pixels in
     /// memory are the sRGB ones every other load shares (its bytes on disk are the same for both).
+    /// The tiers the original's pixels may come from or go to: not memory when this load wants pixels
+    /// other than the upright sRGB ones a memory original holds (a source colour profile, or the
+    /// stored orientation).
     private func originalPixelTiers(_ tiers: ImageCacheType) -> ImageCacheType {
-        options.contains(.preserveColorProfile) && tiers.includesMemory ? (tiers.includesDisk ? .disk : .none) : tiers
+        let differs = options.contains(.preserveColorProfile) || !context.appliesOrientation
+        return differs && tiers.includesMemory ? (tiers.includesDisk ? .disk : .none) : tiers
     }
 
     /// The tiers the result is stored in.

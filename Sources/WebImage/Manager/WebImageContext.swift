@@ -28,6 +28,7 @@ public struct WebImageContext: Sendable {
         var coders: CoderRegistry?
         var thumbnailPixelSize: PixelSize?
         var preservesAspectRatio: Bool = true
+        var appliesOrientation: Bool = true
         var scaleDownLimitBytes: Int?
         var imageScaleFactor: Double?
         var requestModifier: RequestModifier?
@@ -48,6 +49,7 @@ public struct WebImageContext: Sendable {
         init(_ values: Values) {
             self.values = values
             derivesCacheKey = values.transformer != nil || values.cacheKeyFilter != nil || values.thumbnailPixelSize != nil
+                || !values.appliesOrientation
             overridesCache = values.cache != nil
         }
 
@@ -128,6 +130,14 @@ public struct WebImageContext: Sendable {
     public var preservesAspectRatio: Bool {
         get { box.values.preservesAspectRatio }
         set { update { $0.preservesAspectRatio = newValue } }
+    }
+    /// Whether decoding turns the image upright by its EXIF (or AVIF/HEIF) orientation; default
+    /// `true`. `false` keeps the stored pixels, with ``Image/orientation`` saying how they should be
+    /// shown (imgproxy's `auto_rotate:0`); the result is cached under its own key
+    /// (`-Unoriented` inserted) and is never derived from an upright original in memory.
+    public var appliesOrientation: Bool {
+        get { box.values.appliesOrientation }
+        set { update { $0.appliesOrientation = newValue } }
     }
     /// The most bytes of RGBA pixels ``WebImageOptions/scaleDownLargeImages`` lets an image keep;
     /// default `nil`, meaning 60 MB as in SDWebImage.

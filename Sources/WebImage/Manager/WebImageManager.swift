@@ -183,6 +183,7 @@ public final class WebImageManager: Sendable {
     private static func derivedKey(from originalKey: String, context: WebImageContext, options: WebImageOptions) -> String {
         var key = originalKey
         if options.contains(.preserveColorProfile) { key = CacheKeys.inserting(CacheKeys.sourceColorPart, into: key) }
+        if !context.appliesOrientation { key = CacheKeys.inserting(CacheKeys.unorientedPart, into: key) }
         if let size = context.thumbnailPixelSize, size.width > 0, size.height > 0 {
             key = CacheKeys.inserting(CacheKeys.thumbnailPart(size, preservesAspectRatio: context.preservesAspectRatio), into: key)
         }

@@ -97,6 +97,15 @@ import WebImageAVIF
         #expect(try request("/s/exp:0/plain/http://h/x").expires == 0, "0 never expires")
     }
 
+    @Test func watermarkPlacements() throws {
+        let placed = try request("/s/wm:0.5:soea:10:20:0.25/plain/http://h/x").processing.watermark
+        #expect(placed == ProcessingOptions.Watermark(opacity: 0.5, position: Gravity(.southEast, x: 10, y: 20), scale: 0.25))
+        let tiled = try request("/s/watermark:1:re:5/plain/http://h/x").processing.watermark
+        #expect(tiled == ProcessingOptions.Watermark(opacity: 1, position: Gravity(.center, x: 5), replicates: true))
+        #expect(try request("/s/wm:0.3:no:1:2:0.5:x:y/plain/http://h/x").processing.watermark?.opacity == 0.3,
+                "the two paid-edition arguments are read past, as imgproxy's open-source parser does")
+    }
+
     @Test func presetsExpandWhereTheyAppearAfterTheDefaultPreset() throws {
         let presets = ["default": ["q:60"], "thumb": ["rs:fill:100:100", "g:sm"], "big": ["w:1000", "pr:thumb"], "loop": ["pr:loop"]]
         let thumb = try request("/s/pr:thumb/w:50/plain/http://h/x", presets: presets)
@@ -118,12 +127,12 @@ import WebImageAVIF
         "/s/min_width:10/plain/http://h/x",     // imgproxy spells it min-width
         "/s/rs:sideways:1:1/plain/http://h/x",  // an unknown resizing type
         "/s/w:-1/plain/http://h/x", "/s/w:abc/plain/http://h/x", "/s/q:101/plain/http://h/x", "/s/w:1:2/plain/http://h/x",
-        "/s/ar:0/plain/http://h/x", "/s/bl:-3/plain/http://h/x", "/s/wi:nonsense=1/plain/http://h/x",
+        "/s/bl:-3/plain/http://h/x", "/s/wi:nonsense=1/plain/http://h/x",
         "/s/dpr:0/plain/http://h/x", "/s/dpr:1000/plain/http://h/x", "/s/z:0/plain/http://h/x", "/s/dpr:nan/plain/http://h/x",
         "/s/w:100000/plain/http://h/x", "/s/pd:99999/plain/http://h/x", "/s/bl:1e9/plain/http://h/x",
         "/s/g:sm:1:1/plain/http://h/x", "/s/g:fp:0.5/plain/http://h/x", "/s/g:fp:2:0/plain/http://h/x", "/s/ex:1:sm/plain/http://h/x",
         "/s/rot:45/plain/http://h/x", "/s/bg:12/plain/http://h/x", "/s/bg:1:2/plain/http://h/x", "/s/bg:300:0:0/plain/http://h/x",
-        "/s/fq:webp/plain/http://h/x", "/s/f:best/plain/http://h/x", "/s/f:tiff/plain/http://h/x", "/s/wm:0.5:ce/plain/http://h/x",
+        "/s/fq:webp/plain/http://h/x", "/s/f:best/plain/http://h/x", "/s/f:tiff/plain/http://h/x", "/s/wm:0.5:ce:0:0:0/plain/http://h/x", "/s/wm:2/plain/http://h/x", "/s/wm:0.5:sm/plain/http://h/x",
         "/s/raw:1/plain/http://h/x", "/s/skp:png/plain/http://h/x", "/s/sm:0/plain/http://h/x", "/s/ph:1/plain/http://h/x",
         "/s/w:1/plain/ftp://h/x", "/s/w:1/plain/http://h/x@bmp", "/s/w:1/plain/http://user@h/x.png", "/s/w:1/!!!.png",
         "/s/fit/300/300/aHR0cDovL2gveA", "/s", "/", "",

@@ -79,6 +79,29 @@ public struct ProcessingOptions: Sendable, Hashable {
         }
     }
 
+    /// Where and how the watermark image of ``ProcessingTransformer`` is laid over the result
+    /// (imgproxy's `watermark`): it never changes the result's size.
+    public struct Watermark: Sendable, Hashable {
+        /// 0 (invisible) to 1 (as the watermark image is).
+        public var opacity: Double
+        /// Where it goes (a compass point with offsets; offsets of 1 or more are pixels times the
+        /// device pixel ratio, under 1 fractions of the image). Smart and focus-point gravity are not used.
+        public var position: Gravity
+        /// Tile it over the whole image instead (imgproxy's `re`); ``position``'s offsets are then
+        /// the spacing between tiles.
+        public var replicates: Bool
+        /// Fit the watermark into this fraction of the image's width and height (enlarging if
+        /// needed); `nil`: its own size.
+        public var scale: Double?
+        /// Creates a watermark placement; by default opaque, centred, not tiled, at its own size.
+        public init(opacity: Double = 1, position: Gravity = .center, replicates: Bool = false, scale: Double? = nil) {
+            self.opacity = opacity
+            self.position = position
+            self.replicates = replicates
+            self.scale = scale
+        }
+    }
+
     /// The resizing type; default ``ResizingType/fit``.
     public var resizingType: ResizingType = .fit
     /// The box's width in CSS pixels; 0 (default): from the height and the aspect ratio.
@@ -129,6 +152,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var pixelateSize = 1
     /// Scale the whole result down so that neither side exceeds this; 0 (default): no limit.
     public var maxResultDimension = 0
+    /// Lay the transformer's watermark image over the result; default `nil` (none).
+    public var watermark: Watermark?
 
     /// Creates options that change nothing (every default above).
     public init() {}
@@ -166,6 +191,10 @@ public struct ProcessingOptions: Sendable, Hashable {
         if sharpenSigma > 0 { parts.append("sh:\(n(sharpenSigma))") }
         if pixelateSize > 1 { parts.append("pix:\(pixelateSize)") }
         if maxResultDimension > 0 { parts.append("mrd:\(maxResultDimension)") }
+        if let watermark {
+            let position = watermark.replicates ? "re:\(n(watermark.position.x)):\(n(watermark.position.y))" : "\(watermark.position)"
+            parts.append("wm:\(n(watermark.opacity)):\(position)" + (watermark.scale.map { ":s\(n($0))" } ?? ""))
+        }
         return parts.joined(separator: "/")
     }
 

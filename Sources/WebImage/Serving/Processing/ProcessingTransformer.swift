@@ -1,28 +1,34 @@
 /// Runs ``ProcessingOptions`` on a decoded image, in imgproxy's order: trim, orientation, rotate
 /// and flip, crop, resize, the resizing type's crop (by gravity, smart or focus point), blur,
-/// sharpen, pixelate, extend, extend to the aspect ratio, padding, flatten onto the background.
+/// sharpen, pixelate, extend, extend to the aspect ratio, padding, flatten onto the background,
+/// watermark.
 ///
 /// Sizes are imgproxy's to the pixel (``ProcessingPlan``): its resizing types, enlarge and device
 /// pixel ratio rules, rounding and result-dimension limit. An animation gets the same geometry on
 /// every frame (the smart crop is found on the first); trim is skipped on animations, as imgproxy
 /// skips it. The planned output is checked against ``maxOutputPixelCount`` before anything is
 /// allocated.
-public struct ProcessingTransformer: ImageTransformer, Hashable {
+public struct ProcessingTransformer: ImageTransformer {
     /// What to do.
     public let options: ProcessingOptions
+    /// The picture ``ProcessingOptions/watermark`` lays over results; `nil`: a watermark option
+    /// changes nothing (as imgproxy without a configured watermark).
+    public let watermark: WatermarkImage?
     /// The largest output (and intermediate image) allowed, in pixels; default
     /// ``DecodeOptions/defaultPixelCountLimit`` (100 megapixels).
     public let maxOutputPixelCount: Int
 
-    /// Creates a transformer running `options`, refusing outputs over `maxOutputPixelCount` pixels
-    /// (default 100 megapixels).
-    public init(options: ProcessingOptions, maxOutputPixelCount: Int = DecodeOptions.defaultPixelCountLimit) {
+    /// Creates a transformer running `options` with `watermark` (default none), refusing outputs
+    /// over `maxOutputPixelCount` pixels (default 100 megapixels).
+    public init(options: ProcessingOptions, watermark: WatermarkImage? = nil, maxOutputPixelCount: Int = DecodeOptions.defaultPixelCountLimit) {
         self.options = options
+        self.watermark = options.watermark == nil ? nil : watermark
         self.maxOutputPixelCount = maxOutputPixelCount
     }
 
-    /// `Processing(<options key>)`, such as `Processing(rs:fill:300:200/g:sm)`.
-    public var key: String { "Processing(\(options.key))" }
+    /// `Processing(<options key>)`, such as `Processing(rs:fill:300:200/g:sm)`, with the watermark
+    /// picture's identity when one is laid: `Processing(wm:0.5:ce,3f2a...)`.
+    public var key: String { "Processing(\(options.key)" + (watermark.map { ",\($0.identity)" } ?? "") + ")" }
 
     /// Returns the processed image (every frame of an animated one).
     /// - Throws: ``ImageTransformError/invalidParameter(_:)`` when the result would exceed
@@ -140,6 +146,10 @@ public struct ProcessingTransformer: ImageTransformer, Hashable {
             image = try image.embedded(in: canvas, at: (plan.padLeft, plan.padTop), background: options.background)
         }
         if let background = options.background { image = try image.flattened(onto: background) }
+        if let placement = options.watermark, let watermark, placement.opacity > 0 {
+            let overlay = try watermark.overlay(for: image.size, placement: placement, pixelScale: plan.pixelScale)
+            image = try image.composited(with: overlay.image, at: (overlay.x, overlay.y), opacity: placement.opacity)
+        }
         return image
     }
 
