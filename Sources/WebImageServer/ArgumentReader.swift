@@ -83,10 +83,9 @@ struct ArgumentReader {
 
     /// `type[:x[:y]]` from `index`: a compass point with offsets, `sm` (no arguments after it) or
     /// `fp:x:y` (both 0...1). Empty offsets keep `current`'s.
-    func gravity(from index: Int, current: Gravity, allowsSmart: Bool, allowsFocusPoint: Bool = true,
-                 maxArguments: Int = 3) throws(Invalid) -> Gravity {
+    func gravity(from index: Int, current: Gravity, allowsSmart: Bool, allowsFocusPoint: Bool = true) throws(Invalid) -> Gravity {
         guard has(index) else { throw Invalid(reason: "\(option): needs a gravity type") }
-        if arguments.count > index + maxArguments { throw Invalid(reason: "\(option): a gravity takes at most a type and two offsets") }
+        if arguments.count > index + 3 { throw Invalid(reason: "\(option): a gravity takes at most a type and two offsets") }
         guard let kind = Gravity.Kind(rawValue: arguments[index]) else {
             throw Invalid(reason: "\(option): unknown gravity \(arguments[index]) (ce, no, so, ea, we, noea, nowe, soea, sowe, sm, fp)")
         }

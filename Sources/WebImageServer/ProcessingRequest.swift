@@ -174,8 +174,9 @@ struct ProcessingRequest: Sendable, Equatable {
                     watermark.replicates = true
                     watermark.position.kind = .center
                 } else {
-                    let kind = try reader.gravity(from: 1, current: watermark.position, allowsSmart: false, allowsFocusPoint: false,
-                                                  maxArguments: 5).kind
+                    guard let kind = Gravity.Kind(rawValue: arguments[1]), kind != .smart, kind != .focusPoint else {
+                        throw Invalid(reason: "\(name): unknown position \(arguments[1]) (ce, no, so, ea, we, noea, nowe, soea, sowe, re)")
+                    }
                     watermark.replicates = false
                     watermark.position.kind = kind
                 }
