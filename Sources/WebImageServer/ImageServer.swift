@@ -173,6 +173,9 @@ public final class ImageServer: Sendable {
         guard allows(path.source) else { return .text(403, "forbidden: the source host is not allowed") }
         guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
         defer { slots.release() }
+        if parsed.raw || !parsed.skipProcessing.isEmpty, let answer = await sourceBytes(for: parsed, path: path, request: request) {
+            return answer
+        }
         let parameters = VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
                                            coders: config.coders, watermark: config.watermark,
                                            maxOutputPixels: manager.config.limits.maxOutputPixels)
@@ -193,6 +196,31 @@ public final class ImageServer: Sendable {
         } catch {
             return .text(500, "internal error")
         }
+    }
+
+    /// The source's own bytes, for `raw` always and for `skip_processing` when the source's format
+    /// is listed and no other format is asked for; `nil` when the request is to be processed. The
+    /// source is loaded through the manager (shared download, cached, checked as an image within
+    /// the limits) with its bytes.
+    private func sourceBytes(for parsed: ProcessingRequest, path: ProcessingPath, request: HTTPRequest) async -> HTTPResponse? {
+        let result: ImageResult
+        do {
+            result = try await manager.loadImage(url: path.source, options: [.queryMemoryData])
+        } catch let error as WebImageError {
+            let (status, text) = Self.status(for: error)
+            return .text(status, text)
+        } catch {
+            return .text(500, "internal error")
+        }
+        guard let data = result.data else { return parsed.raw ? .text(500, "internal error: the source's bytes are not kept") : nil }
+        let format = ImageFormat(sniffing: data)
+        guard parsed.raw || (parsed.skipProcessing.contains(format) && (parsed.format == nil || parsed.format == format)) else { return nil }
+        let tag = ImageVariant.entityTag(of: data)
+        let headers: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", cacheControl(for: parsed)),
+                                                         ("Content-Disposition", Self.contentDisposition(for: parsed, source: path.source,
+                                                                                                         format: format))]
+        if let tags = request.ifNoneMatch, Self.matches(tags, tag) { return HTTPResponse(status: 304, headers: headers, body: Data()) }
+        return HTTPResponse(status: 200, headers: [("Content-Type", format.mimeType)] + headers, body: data)
     }
 
     /// `public, max-age=N`: the configured age, or less when the URL expires sooner (imgproxy's rule).

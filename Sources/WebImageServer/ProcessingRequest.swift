@@ -31,6 +31,10 @@ struct ProcessingRequest: Sendable, Equatable {
     var filename: String?
     /// `return_attachment`.
     var returnsAttachment = false
+    /// `raw`: the source's bytes as they are, unprocessed (the extension is not read).
+    var raw = false
+    /// `skip_processing`: source formats answered with the source's bytes when no other format is asked for.
+    var skipProcessing: Set<ImageFormat> = []
     /// WebImage's own `webimage`/`wi` option: a transformer text run after the processing.
     var transformerText: String?
     /// `max_src_resolution` in pixels, `max_src_file_size` in bytes, `max_animation_frames`:
@@ -71,7 +75,7 @@ struct ProcessingRequest: Sendable, Equatable {
         for segment in path.optionSegments {
             try apply(segment, presets: presets, expanding: &expanding, allowsSecurityOptions: allowsSecurityOptions)
         }
-        if let text = path.extensionText { format = try Self.format(named: text, option: "the extension") }
+        if let text = path.extensionText, !raw { format = try Self.format(named: text, option: "the extension") }
         if expires > 0 && Double(expires) < now.timeIntervalSince1970 { throw Expired() }
     }
 
@@ -219,10 +223,9 @@ struct ProcessingRequest: Sendable, Equatable {
             try reader.limit(1)
             format = try Self.format(named: arguments.first ?? "", option: name)
         case "skip_processing", "skp":
-            throw Invalid(reason: "\(name): returning sources unprocessed is not supported yet")
-        case "raw":
-            try reader.limit(1)
-            if reader.boolean(0) == true { throw Invalid(reason: "raw: streaming sources unprocessed is not supported yet") }
+            guard !arguments.isEmpty, !arguments.contains("") else { throw Invalid(reason: "\(name): needs format names") }
+            for text in arguments { skipProcessing.formUnion(try Self.sourceFormats(named: text, option: name)) }
+        case "raw": try reader.limit(1); raw = reader.boolean(0) ?? raw
         case "cachebuster", "cb": try reader.limit(1)
         case "expires", "exp":
             try reader.limit(1)
@@ -287,6 +290,21 @@ struct ProcessingRequest: Sendable, Equatable {
             maxAnimationFrames = frames
         case "max_animation_frame_resolution", "mafr": _ = try reader.number(0, atLeast: 0, upTo: 1_000_000, required: true)
         default: processing.maxResultDimension = max(0, try reader.integer(0) ?? 0)
+        }
+    }
+
+    /// The source formats an imgproxy format name stands for in `skip_processing` (`heic` is
+    /// HEIF's; formats WebImage cannot read stand for nothing: such a source is refused anyway).
+    static func sourceFormats(named name: String, option: String) throws(Invalid) -> Set<ImageFormat> {
+        switch name {
+        case "jpeg", "jpg": return [.jpeg]
+        case "png": return [.png]
+        case "gif": return [.gif]
+        case "webp": return [.webp]
+        case "avif": return [.avif]
+        case "heic": return [.heic]
+        case "ico", "svg", "bmp", "tiff", "jxl": return []
+        default: throw Invalid(reason: "\(option): unknown format \(name)")
         }
     }
 

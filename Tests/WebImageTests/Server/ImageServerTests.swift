@@ -53,6 +53,23 @@ import Testing
         await fixture.stop()
     }
 
+    @Test func rawAndSkipProcessingAnswerTheSourcesOwnBytes() async throws {
+        let fixture = try ServerFixture()
+        let png = try encodedPicture(width: 30, height: 20, as: .png)
+        serve(fixture, "/source.png", body: png, type: "image/png")
+        let source = fixture.source("/source.png")
+        let raw = try await fixture.get("/insecure/raw:1/w:10/plain/\(source)@nonsense")
+        #expect(raw.status == 200 && raw.body == png && raw.header("Content-Type") == "image/png", "raw: the bytes, unprocessed")
+        let skipped = try await fixture.get("/insecure/skp:png/w:10/plain/\(source)")
+        #expect(skipped.status == 200 && skipped.body == png, "a listed format with no other asked for: the source")
+        let converted = try await fixture.get("/insecure/skp:png/w:10/plain/\(source)@webp")
+        #expect(try converted.header("Content-Type") == "image/webp" && ServerFixture.coders.decode(converted.body).width == 10,
+                "another format asked for: processed")
+        let unlisted = try await fixture.get("/insecure/skp:jpg:gif/w:10/plain/\(source)")
+        #expect(try unlisted.status == 200 && unlisted.body != png && ServerFixture.coders.decode(unlisted.body).width == 10)
+        await fixture.stop()
+    }
+
     @Test func theAutomaticFormatFollowsAcceptAndSaysVary() async throws {
         let fixture = try ServerFixture { $0.negotiatesFormats = true }
         serve(fixture)
