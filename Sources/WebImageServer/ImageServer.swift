@@ -170,20 +170,31 @@ public final class ImageServer: Sendable {
         } catch {
             return .text(404, "not found: the URL has expired")
         }
-        guard allows(path.source) else { return .text(403, "forbidden: the source host is not allowed") }
+        var source = path.source
+        if source.scheme?.lowercased() == "local" {
+            do throws(LocalSource.Refusal) {
+                source = try LocalSource.fileURL(for: source, root: config.localRoot)
+            } catch .disabled {
+                return .text(403, "forbidden: local sources are not enabled on this server")
+            } catch {
+                return .text(404, "not found: the local path leads outside the local root")
+            }
+        } else if !allows(path.source) {
+            return .text(403, "forbidden: the source host is not allowed")
+        }
         guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
         defer { slots.release() }
-        if parsed.raw || !parsed.skipProcessing.isEmpty, let answer = await sourceBytes(for: parsed, path: path, request: request) {
+        if parsed.raw || !parsed.skipProcessing.isEmpty, let answer = await sourceBytes(for: parsed, source: source, request: request) {
             return answer
         }
         let parameters = VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
                                            coders: config.coders, watermark: config.watermark,
                                            maxOutputPixels: manager.config.limits.maxOutputPixels)
         do {
-            let variant = try await manager.loadVariant(url: path.source, format: parameters.format, encoding: parameters.encoding,
+            let variant = try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,
                                                         options: parameters.options, context: parameters.context)
             var headers: [(name: String, value: String)] = [("ETag", variant.entityTag), ("Cache-Control", cacheControl(for: parsed)),
-                                                             ("Content-Disposition", Self.contentDisposition(for: parsed, source: path.source,
+                                                             ("Content-Disposition", Self.contentDisposition(for: parsed, source: source,
                                                                                                              format: variant.format))]
             if case .automatic = parameters.format { headers.append(("Vary", "Accept")) }
             if let tags = request.ifNoneMatch, Self.matches(tags, variant.entityTag) {
@@ -202,10 +213,10 @@ public final class ImageServer: Sendable {
     /// is listed and no other format is asked for; `nil` when the request is to be processed. The
     /// source is loaded through the manager (shared download, cached, checked as an image within
     /// the limits) with its bytes.
-    private func sourceBytes(for parsed: ProcessingRequest, path: ProcessingPath, request: HTTPRequest) async -> HTTPResponse? {
+    private func sourceBytes(for parsed: ProcessingRequest, source: URL, request: HTTPRequest) async -> HTTPResponse? {
         let result: ImageResult
         do {
-            result = try await manager.loadImage(url: path.source, options: [.queryMemoryData])
+            result = try await manager.loadImage(url: source, options: [.queryMemoryData])
         } catch let error as WebImageError {
             let (status, text) = Self.status(for: error)
             return .text(status, text)
@@ -217,7 +228,7 @@ public final class ImageServer: Sendable {
         guard parsed.raw || (parsed.skipProcessing.contains(format) && (parsed.format == nil || parsed.format == format)) else { return nil }
         let tag = ImageVariant.entityTag(of: data)
         let headers: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", cacheControl(for: parsed)),
-                                                         ("Content-Disposition", Self.contentDisposition(for: parsed, source: path.source,
+                                                         ("Content-Disposition", Self.contentDisposition(for: parsed, source: source,
                                                                                                          format: format))]
         if let tags = request.ifNoneMatch, Self.matches(tags, tag) { return HTTPResponse(status: 304, headers: headers, body: Data()) }
         return HTTPResponse(status: 200, headers: [("Content-Type", format.mimeType)] + headers, body: data)

@@ -58,6 +58,11 @@ public struct ImageServerConfig: Sendable {
     /// The picture the `watermark` option lays over results (imgproxy's `IMGPROXY_WATERMARK_PATH`);
     /// default `nil`: `watermark` changes nothing, as in imgproxy without one.
     public var watermark: WatermarkImage?
+    /// The folder `local:///path` sources are read from (imgproxy's `IMGPROXY_LOCAL_FILESYSTEM_ROOT`);
+    /// default `nil`: local sources are refused (403). A path never reaches outside it: `..`
+    /// segments and symbolic links that lead out are refused. The manager needs a
+    /// ``WebImage/FileLoader`` among its loaders.
+    public var localRoot: URL?
 
     /// Creates a configuration; every parameter defaults to the property's documented default.
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 8080, signing: Signing,
@@ -65,8 +70,9 @@ public struct ImageServerConfig: Sendable {
                 allowedHosts: [String] = [], cacheMaxAge: Int? = nil, servesDemoPage: Bool? = nil, demoSamplesDirectory: URL? = nil,
                 idleTimeoutSeconds: Int = 15,
                 drainTimeout: Duration = .seconds(10), coders: CoderRegistry = .shared, presets: [String: [String]] = [:],
-                allowsSecurityOptions: Bool = false, negotiatesFormats: Bool = false, watermark: WatermarkImage? = nil) {
+                allowsSecurityOptions: Bool = false, negotiatesFormats: Bool = false, watermark: WatermarkImage? = nil, localRoot: URL? = nil) {
         self.watermark = watermark
+        self.localRoot = localRoot
         self.coders = coders
         self.presets = presets
         self.allowsSecurityOptions = allowsSecurityOptions

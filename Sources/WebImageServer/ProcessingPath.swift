@@ -123,9 +123,15 @@ struct ProcessingPath: Sendable, Equatable {
     }
 
     private static func url(_ text: String) throws(Invalid) -> URL {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host?.isEmpty == false else {
-            throw Invalid(reason: "the source must be an http or https URL: \(text.prefix(200))")
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
+            throw Invalid(reason: "the source must be an http, https or local URL: \(text.prefix(200))")
+        }
+        if scheme == "local" {
+            guard url.path.count > 1 else { throw Invalid(reason: "a local source names a file: local:///path/in/the/local/root") }
+            return url
+        }
+        guard scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
+            throw Invalid(reason: "the source must be an http, https or local URL: \(text.prefix(200))")
         }
         return url
     }

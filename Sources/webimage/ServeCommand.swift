@@ -24,6 +24,8 @@ struct ServeCommand {
     var allowsSecurityOptions = false
     /// `--watermark PATH|URL`: the picture of the `watermark` option.
     var watermark: String?
+    /// `--local-root DIR`: the folder of `local:///` sources.
+    var localRoot: URL?
     var negotiatesFormats = false
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -92,6 +94,9 @@ struct ServeCommand {
                     }
                 }
             case "--allow-security-options": command.allowsSecurityOptions = true
+            case "--local-root":
+                guard let path = cursor.next() else { return .failure("--local-root needs a folder") }
+                command.localRoot = URL(fileURLWithPath: path, isDirectory: true)
             case "--watermark":
                 guard let text = cursor.next() else { return .failure("--watermark needs an image file or URL") }
                 command.watermark = text
@@ -150,7 +155,7 @@ struct ServeCommand {
         let cache = redis.cache(over: cacheDirectory.map { ImageCache(directory: $0, config: cacheConfig) }
                                 ?? ImageCache(namespace: "default", config: cacheConfig))
         let downloader = Downloader(config: DownloaderConfig(sourceAddressPolicy: sourcePolicy))
-        let manager = WebImageManager(cache: cache, loader: downloader)
+        let manager = WebImageManager(cache: cache, loader: localRoot == nil ? downloader : LoadersManager(loaders: [downloader, FileLoader()]))
         let signing: ImageServerConfig.Signing = keyHex.map { .signed(keyHex: $0, saltHex: saltHex ?? "") } ?? .unsigned
         var config = ImageServerConfig(bindAddress: bind, port: port, signing: signing, allowedHosts: allowedHosts, servesDemoPage: demo || (signing == .unsigned && sourcePolicy != .publicOnly),
                                        demoSamplesDirectory: DemoCommand.samplesDirectory())
@@ -159,6 +164,7 @@ struct ServeCommand {
         config.presets = presets
         config.allowsSecurityOptions = allowsSecurityOptions
         config.negotiatesFormats = negotiatesFormats
+        config.localRoot = localRoot
         if let watermark {
             do {
                 config.watermark = try await Self.loadWatermark(watermark, manager: manager)

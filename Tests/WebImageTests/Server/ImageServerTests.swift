@@ -70,6 +70,33 @@ import Testing
         await fixture.stop()
     }
 
+    @Test func localSourcesNeverReachOutsideTheLocalRoot() async throws {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let root = folder.url.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try encodedPicture(width: 30, height: 20, as: .png).write(to: root.appendingPathComponent("sub/photo one.png"))
+        try encodedPicture(width: 30, height: 20, as: .png).write(to: folder.url.appendingPathComponent("secret.png"))
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("link.png"),
+                                                   withDestinationURL: folder.url.appendingPathComponent("secret.png"))
+        let fixture = try ServerFixture { $0.localRoot = root }
+        let inside = try await fixture.get("/insecure/w:10/plain/local:///sub/photo%20one.png@png")
+        #expect(try inside.status == 200 && ServerFixture.coders.decode(inside.body).width == 10)
+        #expect(try await fixture.get("/insecure/w:10/plain/local:/sub/photo%20one.png").status == 200, "a collapsed local:/ is repaired")
+        // URLSession would remove a literal `..` from the request: sent as the bytes an attacker sends.
+        for escape in ["local:///../secret.png", "local:///sub/../../secret.png", "local:///sub/%2E%2E/%2E%2E/secret.png",
+                       "local:///link.png"] {
+            let connection = try #require(HostileClientTests.RawConnection(port: fixture.server.port))
+            await connection.send("GET /insecure/w:10/plain/\(escape) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let reply = await connection.readAll().text
+            #expect(reply.hasPrefix("HTTP/1.1 404"), "\(escape): \(reply.prefix(40))")
+        }
+        await fixture.stop()
+        let closed = try ServerFixture()
+        #expect(try await closed.get("/insecure/w:10/plain/local:///sub/photo%20one.png").status == 403, "no local root: refused")
+        await closed.stop()
+    }
+
     @Test func theAutomaticFormatFollowsAcceptAndSaysVary() async throws {
         let fixture = try ServerFixture { $0.negotiatesFormats = true }
         serve(fixture)
