@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "fuzz-webp", targets: ["FuzzWebP"]),
         .executable(name: "fuzz-avif", targets: ["FuzzAVIF"]),
         .executable(name: "fuzz-heif", targets: ["FuzzHEIF"]),
+        .executable(name: "fuzz-request", targets: ["FuzzRequest"]),
     ],
     dependencies: [.package(name: "WebImage", path: "..")],
     targets: [
@@ -43,6 +44,9 @@ let package = Package(
             swiftSettings: fuzzerSettings),
         .executableTarget(
             name: "FuzzHEIF", dependencies: ["FuzzSupport", .product(name: "WebImageHEIF", package: "WebImage")],
+            swiftSettings: fuzzerSettings),
+        .executableTarget(
+            name: "FuzzRequest", dependencies: ["FuzzSupport", .product(name: "WebImageServer", package: "WebImage")],
             swiftSettings: fuzzerSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the fuzzers (debug, libFuzzer + ASan) and runs one target, or all of them one after the other.
 #
-#   Fuzz/run.sh TARGET SECONDS [libFuzzer flags...]     TARGET: sniff png jpeg exif filename gif webp avif heif
+#   Fuzz/run.sh TARGET SECONDS [libFuzzer flags...]     TARGET: sniff png jpeg exif filename gif webp avif heif request
 #   Fuzz/run.sh all SECONDS [libFuzzer flags...]        every target, SECONDS each, sequentially
 #
 # Environment:
@@ -23,7 +23,7 @@ root=$(dirname "$here")
 corpus_root=${WEBIMAGE_CORPUS:-$(cd "$root/.." && pwd)/shared/corpus}
 work=${FUZZ_WORK:-/tmp/webimage-fuzz}
 scratch=$here/.build
-all_targets=(sniff png jpeg exif filename gif webp avif heif)
+all_targets=(sniff png jpeg exif filename gif webp avif heif request)
 
 usage() { echo "usage: $0 {$(IFS='|'; echo "${all_targets[*]}")|all} SECONDS [libFuzzer flags...]" >&2; exit 2; }
 [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || usage
@@ -69,6 +69,16 @@ seed() {
     jpeg | exif) seed_from "$corpus_root/jpeg/valid" "$corpus"; seed_from "$corpus_root/jpeg/invalid" "$corpus" ;;
     sniff) for d in png jpeg gif webp; do seed_from "$corpus_root/$d" "$corpus"; done ;;
     gif | webp | avif | heif) seed_from "$corpus_root/$t/valid" "$corpus"; seed_from "$corpus_root/$t/invalid" "$corpus" ;;
+    request)
+        # Every option string of imgproxy's ported test cases, as a path with a plain and a base64 source.
+        local i=0 options
+        while IFS=$'\t' read -r _ _ _ _ options _; do
+            printf '/unsafe/%s/plain/http://example.com/a.png@webp' "$options" >"$corpus/case-$i"
+            i=$((i + 1))
+        done < <(grep -v '^#' "$here/../Tests/WebImageTests/Fixtures/imgproxy/processing-cases.tsv" | tail -n +2)
+        printf '/sig/pr:thumb/pr:loop/rs%%3Afit%%3A10/aHR0cDovL2guY29tL3gucG5n.avif' >"$corpus/extra-0"
+        printf '/unsafe//plain/https:/h.com/x.jpg@png' >"$corpus/extra-1"
+        ;;
     filename)
         local i=0 key
         for key in "https://example.com/images/avatar.png" "https://example.com/a/b.jpg?size=64&v=2" \
@@ -89,6 +99,7 @@ flags_for() {
     png) echo "-dict=$here/Dictionaries/png.dict" ;;
     jpeg | exif) echo "-dict=$here/Dictionaries/jpeg.dict" ;;
     filename) echo "-max_len=1024 -dict=$here/Dictionaries/filename.dict" ;;
+    request) echo "-max_len=512 -timeout=5 -dict=$here/Dictionaries/request.dict" ;;
     gif) echo "-dict=$here/Dictionaries/gif.dict" ;;
     webp) echo "-dict=$here/Dictionaries/webp.dict" ;;
     avif | heif) echo "-max_len=262144 -dict=$here/Dictionaries/isobmff.dict" ;;
