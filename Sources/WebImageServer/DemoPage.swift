@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 
 /// The page `/` serves with `--demo` or `--unsigned`: the package's sample images through the server
 /// at several sizes and formats, so a person can open it in a browser and look. The sources are the
@@ -11,7 +12,7 @@ enum DemoPage {
     static let formats = ["", "jpg", "png", "webp", "avif"]
 
     /// The page, for sources at `sampleBase` (an http URL ending in `/`).
-    static func html(signature: String?, sampleBase: String, signer: URLSigner?) -> String {
+    static func html(signature: String?, sampleBase: String, signer: ProcessingURLSigner?) -> String {
         var rows = ""
         for sample in samples {
             rows += "<h2>\(sample)</h2>\n<div class=\"row\">\n"

@@ -17,7 +17,7 @@ public final class ImageServer: Sendable {
     private let http: HTTPServer
     let manager: WebImageManager
     let config: ImageServerConfig
-    private let signer: URLSigner?
+    private let signer: ProcessingURLSigner?
     let metrics: ServerMetrics
     private let slots: ProcessingSlots
     private let draining = Atomic<Bool>(false)
@@ -35,7 +35,12 @@ public final class ImageServer: Sendable {
     public init(manager: WebImageManager, config: ImageServerConfig) throws(ServerError) {
         try Self.checkPresets(config)
         switch config.signing {
-        case .signed(let key, let salt): signer = try URLSigner(keyHex: key, saltHex: salt)
+        case .signed(let key, let salt):
+            do throws(ProcessingURLSigner.InvalidKey) {
+                signer = try ProcessingURLSigner(keyHex: key, saltHex: salt)
+            } catch {
+                throw .invalidConfiguration("--key/--salt: \(error.reason)")
+            }
         case .unsigned: signer = nil
         }
         self.manager = manager

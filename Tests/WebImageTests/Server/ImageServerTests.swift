@@ -116,21 +116,21 @@ import Testing
 
     @Test func signaturesAreImgproxys() async throws {
         // Reference values from Python's hmac/hashlib (an independent implementation).
-        let signer = try URLSigner(keyHex: "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
+        let signer = try ProcessingURLSigner(keyHex: "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
                                    saltHex: "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5")
         #expect(signer.signature(of: "/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png")
                 == "90UxdwGRAI2bpLSHKkZculJau5ahfxfS0h3fMuQAf40")
-        let longKey = try URLSigner(keyHex: (0..<100).map { String(format: "%02x", $0) }.joined(), saltHex: "73616c74")
+        let longKey = try ProcessingURLSigner(keyHex: (0..<100).map { String(format: "%02x", $0) }.joined(), saltHex: "73616c74")
         #expect(longKey.signature(of: "/q:50/plain/http://a/b.jpg") == "tNt_w-ghlnAHbFIbS25ThcIz17cYKIHvfPm9o0oKrlE",
                 "a key longer than the block is hashed first")
-        #expect(throws: ServerError.self) { try URLSigner(keyHex: "zz", saltHex: "00") }
+        #expect(throws: ProcessingURLSigner.InvalidKey.self) { try ProcessingURLSigner(keyHex: "zz", saltHex: "00") }
 
         let key = "6b6579", salt = "73616c74"
         let fixture = try ServerFixture(signing: .signed(keyHex: key, saltHex: salt))
         serve(fixture)
         let signed = "/rs:fit:32:32/plain/\(fixture.source("/photo.jpg"))@png"
-        let good = try URLSigner(keyHex: key, saltHex: salt).signature(of: signed)
-        let wrongSalt = try URLSigner(keyHex: key, saltHex: "7361").signature(of: signed)
+        let good = try ProcessingURLSigner(keyHex: key, saltHex: salt).signature(of: signed)
+        let wrongSalt = try ProcessingURLSigner(keyHex: key, saltHex: "7361").signature(of: signed)
         let ok = try await fixture.get("/" + good + signed)
         #expect(ok.status == 200 && ok.header("Cache-Control") == "public, max-age=31536000", "a year for signed URLs")
         for signature in [String(good.dropLast(3)), wrongSalt, "insecure", String(good.reversed())] {

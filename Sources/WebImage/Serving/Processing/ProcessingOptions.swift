@@ -161,9 +161,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Whether running these options can change an image at all.
     public var isIdentity: Bool { self == ProcessingOptions() }
 
-    /// A stable text naming every setting that differs from its default, in imgproxy's spelling
-    /// (`rs:fill:300:200/g:sm/pd:10`): part of cache keys, so equal options give equal keys in every
-    /// process.
+    /// A stable text naming every setting that differs from its default, in imgproxy's URL syntax
+    /// (`rs:fill:300:200/g:sm/pd:10:0:0:0`): part of cache keys, so equal options give equal keys in
+    /// every process, and the options part of a URL (``ProcessingURLBuilder``) that `webimage serve`
+    /// and imgproxy read back as these options.
     public var key: String {
         var parts: [String] = []
         let n = ProcessingNumber.text
@@ -192,8 +193,9 @@ public struct ProcessingOptions: Sendable, Hashable {
         if pixelateSize > 1 { parts.append("pix:\(pixelateSize)") }
         if maxResultDimension > 0 { parts.append("mrd:\(maxResultDimension)") }
         if let watermark {
-            let position = watermark.replicates ? "re:\(n(watermark.position.x)):\(n(watermark.position.y))" : "\(watermark.position)"
-            parts.append("wm:\(n(watermark.opacity)):\(position)" + (watermark.scale.map { ":s\(n($0))" } ?? ""))
+            let kind = watermark.replicates ? "re" : watermark.position.kind.rawValue
+            parts.append("wm:\(n(watermark.opacity)):\(kind):\(n(watermark.position.x)):\(n(watermark.position.y))"
+                         + (watermark.scale.map { ":\(n($0))" } ?? ""))
         }
         return parts.joined(separator: "/")
     }

@@ -1,28 +1,37 @@
 import Foundation
-import WebImage
 
-/// imgproxy's URL signatures, exactly: the signature segment is the base64url (no padding) HMAC-SHA256,
-/// keyed with the key, of the salt followed by the rest of the path (from its `/` on, as sent). Key and
-/// salt are given in hex. Checked in constant time.
-struct URLSigner: Sendable {
+/// imgproxy's URL signatures, exactly: the signature segment is the base64url (no padding)
+/// HMAC-SHA256, keyed with the key, of the salt followed by the path after the signature segment
+/// (from its `/`, as imgproxy repairs it). Key and salt are given in hex. What `webimage serve`
+/// checks, and what ``ProcessingURLBuilder`` signs with.
+public struct ProcessingURLSigner: Sendable {
     let key: [UInt8]
     let salt: [UInt8]
 
-    /// - Throws: ``ServerError/invalidConfiguration(_:)`` when the key or salt is not hex or is empty.
-    init(keyHex: String, saltHex: String) throws(ServerError) {
-        guard let key = HexDigits.bytes(keyHex), !key.isEmpty else { throw .invalidConfiguration("--key is not a hex string") }
-        guard let salt = HexDigits.bytes(saltHex), !salt.isEmpty else { throw .invalidConfiguration("--salt is not a hex string") }
+    /// Why a key or salt cannot be used.
+    public struct InvalidKey: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong, naming the key or the salt.
+        public let reason: String
+        /// The reason.
+        public var description: String { reason }
+    }
+
+    /// Creates a signer from imgproxy's `IMGPROXY_KEY` and `IMGPROXY_SALT` values.
+    /// - Throws: ``InvalidKey`` when the key or the salt is not hex or is empty.
+    public init(keyHex: String, saltHex: String) throws(InvalidKey) {
+        guard let key = HexDigits.bytes(keyHex), !key.isEmpty else { throw InvalidKey(reason: "the key is not a hex string") }
+        guard let salt = HexDigits.bytes(saltHex), !salt.isEmpty else { throw InvalidKey(reason: "the salt is not a hex string") }
         self.key = key
         self.salt = salt
     }
 
     /// The signature of `path` (everything after the signature segment, starting with `/`).
-    func signature(of path: String) -> String {
+    public func signature(of path: String) -> String {
         Self.base64URL(Self.hmacSHA256(key: key, message: salt + Array(path.utf8)))
     }
 
     /// Whether `signature` signs `path`, compared in constant time (no early exit on the first difference).
-    func isValid(_ signature: String, for path: String) -> Bool {
+    public func isValid(_ signature: String, for path: String) -> Bool {
         let expected = Array(self.signature(of: path).utf8), given = Array(signature.utf8)
         var difference = UInt8(expected.count == given.count ? 0 : 1)
         for index in 0..<expected.count { difference |= expected[index] ^ (index < given.count ? given[index] : 0) }
