@@ -255,8 +255,12 @@ public final class ImageServer: Sendable {
     static func contentDisposition(for request: ProcessingRequest, source: URL, format: ImageFormat) -> String {
         var stem = request.filename ?? ""
         if stem.isEmpty {
-            let last = source.lastPathComponent == "/" ? "" : source.lastPathComponent
-            stem = last.lastIndex(of: ".").map { String(last[..<$0]) } ?? last
+            // The last path segment of the URL as written (its query included, as imgproxy takes it).
+            let text = source.absoluteString
+            let afterScheme = text.range(of: "://").map { text[$0.upperBound...] } ?? Substring(text)
+            let path = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? ""
+            let last = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? path
+            stem = String(last.lastIndex(of: ".").map { last[..<$0] } ?? last)
         }
         if stem.isEmpty { stem = "image" }
         let name = stem.replacingOccurrences(of: "\"", with: "%22").filter { !$0.isNewline && $0 != "\r" }

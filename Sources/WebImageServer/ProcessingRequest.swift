@@ -9,7 +9,7 @@ import WebImage
 /// preset.
 ///
 /// What WebImage cannot honour is refused (400) with the option named, never ignored.
-struct ProcessingRequest: Sendable, Equatable {
+struct ProcessingRequest: Sendable {
     /// Geometry and effects, for ``WebImage/ProcessingTransformer``.
     var processing = ProcessingOptions()
     /// The output format asked for; `nil`: the source's own when it can be written (else JPEG, PNG
@@ -35,8 +35,8 @@ struct ProcessingRequest: Sendable, Equatable {
     var raw = false
     /// `skip_processing`: source formats answered with the source's bytes when no other format is asked for.
     var skipProcessing: Set<ImageFormat> = []
-    /// WebImage's own `webimage`/`wi` option: a transformer text run after the processing.
-    var transformerText: String?
+    /// WebImage's own `webimage`/`wi` option: a transformer text, parsed once, run after the processing.
+    var transformer: PipelineTransformer?
     /// `max_src_resolution` in pixels, `max_src_file_size` in bytes, `max_animation_frames`:
     /// security overrides, accepted only when the server allows them.
     var maxSourcePixels: Int?
@@ -262,8 +262,11 @@ struct ProcessingRequest: Sendable, Equatable {
             try applySecurity(name, &reader)
         case "webimage", "wi":
             let text = arguments.joined(separator: ":")
-            guard (try? PipelineTransformer(parsing: text)) != nil else { throw Invalid(reason: "webimage: not a WebImage transformer text: \(text)") }
-            transformerText = text
+            do {
+                transformer = try PipelineTransformer(parsing: text)
+            } catch {
+                throw Invalid(reason: "webimage: not a WebImage transformer text: \(text)")
+            }
         default:
             throw Invalid(reason: "unknown processing option: \(name)")
         }

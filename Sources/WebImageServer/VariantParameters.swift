@@ -43,7 +43,7 @@ struct VariantParameters {
             transformers.append(ProcessingTransformer(options: processing, watermark: watermark, maxOutputPixelCount: maxOutputPixels))
             context.thumbnailPixelSize = Self.shrinkOnLoadSize(for: processing)
         }
-        if let text = request.transformerText, let pipeline = try? PipelineTransformer(parsing: text) { transformers.append(pipeline) }
+        if let pipeline = request.transformer { transformers.append(pipeline) }
         if !transformers.isEmpty {
             context.transformer = transformers.count == 1 ? transformers[0] : PipelineTransformer(transformers)
         }

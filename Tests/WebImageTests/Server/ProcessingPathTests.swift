@@ -37,6 +37,15 @@ import WebImageAVIF
         #expect(throws: ProcessingPath.Invalid.self, "lowercase %3a is not repaired") { try ProcessingPath(path: "/s/rs%3afill/plain/http://h/x") }
     }
 
+    @Test func aCollapsedSchemeIsFoundAsImgproxysPatternFindsIt() {
+        func repaired(_ url: String) -> String? { ProcessingPath.collapsedScheme(in: url).map { "\($0.0)://\($0.1)" } }
+        #expect(repaired("http:/h/x") == "http://h/x")
+        #expect(repaired("http://h/x") == nil, "already whole")
+        #expect(repaired("https:/h/a:/b") == "https:/h/a://b", "greedy: the last :/ of the leading run, as imgproxy's pattern")
+        #expect(repaired("http:/h x:/y") == "http://h x:/y", "not past white space")
+        #expect(repaired(":/h") == nil && repaired("a:/") == nil && repaired("") == nil)
+    }
+
     @Test func everyGeometryOptionAndItsShortName() throws {
         let long = try request("/s/resize:force:10:20:true/width:30/height:40/enlarge:1/quality:90/format:jpg/blur:2.5/"
                                + "resizing_type:fit/min-width:5/min-height:6/zoom:1.5:2/dpr:2/gravity:nowe:3:4/crop:50:60:so/"
@@ -107,6 +116,18 @@ import WebImageAVIF
         #expect(tiled == ProcessingOptions.Watermark(opacity: 1, position: Gravity(.center, x: 5), replicates: true))
         #expect(try request("/s/wm:0.3:no:1:2:0.5:x:y/plain/http://h/x").processing.watermark?.opacity == 0.3,
                 "the two paid-edition arguments are read past, as imgproxy's open-source parser does")
+    }
+
+    @Test func contentDispositionIsImgproxys() throws {
+        func disposition(_ options: String, _ source: String, _ format: ImageFormat) throws -> String {
+            let path = try ProcessingPath(path: "/s/\(options)/plain/\(source)")
+            return ImageServer.contentDisposition(for: try ProcessingRequest(path: path), source: path.source, format: format)
+        }
+        #expect(try disposition("w:1", "http://h/dir/cat.png", .webp) == "inline; filename=\"cat.webp\"")
+        #expect(try disposition("w:1", "http://h/a.jpg%3Fv%3D1.2", .jpeg) == "inline; filename=\"a.jpg?v=1.jpg\"",
+                "the query is part of the name, cut at its last dot, as imgproxy cuts it")
+        #expect(try disposition("fn:my%22file/att:1", "http://h/x.png", .png) == "attachment; filename=\"my%22file.png\"")
+        #expect(try disposition("w:1", "http://h/", .avif) == "inline; filename=\"image.avif\"")
     }
 
     @Test func presetsExpandWhereTheyAppearAfterTheDefaultPreset() throws {
