@@ -77,6 +77,8 @@ png/valid/pillow/xmp_tags_orientation_exiftool.png
 png/valid/wuffs/animated-red-blue.apng
 png/valid/wuffs/muybridge.apng
 webp/valid/libwebp-test-data/lossless_vec_1_0.webp
+webp/valid/libwebp-test-data/lossy_alpha1.webp
+webp/valid/libwebp-test-data/lossless2.webp
 webp/valid/libwebp-test-data/test.webp
 webp/valid/libwebp-test-data/vp80-00-comprehensive-008.webp
 webp/valid/pillow/iss634.webp

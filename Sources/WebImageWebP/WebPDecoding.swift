@@ -38,9 +38,19 @@ struct WebPDecoding {
         return options.applyOrientation ? try labelled.oriented() : labelled
     }
 
-    /// Decodes straight into the image's memory, scaled on load to the size the options ask for.
+    /// Decodes straight into the image's memory, scaled on load to the size the options ask for. An
+    /// image with alpha is decoded at full size and resized premultiplied instead: libwebp's scaler
+    /// filters straight alpha, which leaves light halos round shapes (lossy_alpha1.webp at 64 px:
+    /// visible pixels off by 14.6 on average, 58 at most, against a premultiplied resize).
     private func decodeStill(_ base: UnsafePointer<UInt8>, size: PixelSize, hasAlpha: Bool) throws(ImageCodingError) -> Image {
-        let target = options.outputSize(forSource: size)
+        let wanted = options.outputSize(forSource: size)
+        if hasAlpha && wanted != size {
+            return try decodeStill(base, size: size, target: size, hasAlpha: true).fitted(to: options)
+        }
+        return try decodeStill(base, size: size, target: wanted, hasAlpha: hasAlpha)
+    }
+
+    private func decodeStill(_ base: UnsafePointer<UInt8>, size: PixelSize, target: PixelSize, hasAlpha: Bool) throws(ImageCodingError) -> Image {
         let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
         var status: Int32 = 0
         let count = bytes.count
