@@ -4,8 +4,8 @@ import WebImage
 /// What a parsed request asks ``WebImageManager/loadVariant(url:format:encoding:options:context:)``
 /// for: the format (named, the source's own, or the `Accept` choice), the encode options, the load
 /// options, and the context: the ``ProcessingTransformer`` of the request's geometry and effects,
-/// and a thumbnail size for shrink-on-load when the geometry allows one (a fit without crop, trim or
-/// minimum sizes: the decoder's scaled result is then the fitted size itself).
+/// and a thumbnail size for shrink-on-load when the geometry allows one (no crop, trim or minimum
+/// sizes): the fitted size itself for `fit`, the smallest image covering the box for the others.
 struct VariantParameters {
     var format: VariantFormat
     var encoding: EncodeOptions
@@ -41,7 +41,10 @@ struct VariantParameters {
         context.appliesOrientation = processing.autoRotate
         if !processing.isIdentity {
             transformers.append(ProcessingTransformer(options: processing, watermark: watermark, maxOutputPixelCount: maxOutputPixels))
-            context.thumbnailPixelSize = Self.shrinkOnLoadSize(for: processing)
+            if let shrink = Self.shrinkOnLoad(for: processing) {
+                context.thumbnailPixelSize = shrink.size
+                context.thumbnailCoversBox = shrink.covers
+            }
         }
         if let pipeline = request.transformer { transformers.append(pipeline) }
         if !transformers.isEmpty {
@@ -49,13 +52,22 @@ struct VariantParameters {
         }
     }
 
-    /// The box the decoder may shrink into without changing the result, or `nil` when the geometry
-    /// needs the full image (fill and force crop or stretch against the source's size; crop, trim and
-    /// minimum sizes are in source pixels).
-    static func shrinkOnLoadSize(for processing: ProcessingOptions) -> PixelSize? {
-        guard processing.resizingType == .fit, processing.crop == nil, processing.trim == nil,
-              processing.minWidth == 0, processing.minHeight == 0, processing.width > 0 || processing.height > 0,
-              processing.autoRotate else { return nil }
+    /// The box the decoder may shrink into without changing the result, and whether the decode must
+    /// cover it (fill, fill-down, force and auto crop or stretch to the box) rather than fit in it;
+    /// `nil` when the geometry needs the full image: crop, trim and minimum sizes are in source
+    /// pixels, and a device pixel ratio or zoom under 1 makes the shrunk image look smaller than the
+    /// box, which imgproxy's no-enlarge rule would then compensate for differently.
+    static func shrinkOnLoad(for processing: ProcessingOptions) -> (size: PixelSize, covers: Bool)? {
+        guard processing.crop == nil, processing.trim == nil, processing.minWidth == 0, processing.minHeight == 0,
+              processing.width > 0 || processing.height > 0, processing.autoRotate,
+              processing.devicePixelRatio >= 1, processing.zoomX >= 1, processing.zoomY >= 1 else { return nil }
+        let covers = processing.resizingType != .fit && processing.width > 0 && processing.height > 0
+        return (box(for: processing), covers)
+    }
+
+    /// The requested size times the device pixel ratio and zoom (0: unbounded), in the decoder's
+    /// orientation (before the rotation).
+    private static func box(for processing: ProcessingOptions) -> PixelSize {
         func side(_ length: Int, _ zoom: Double) -> Int {
             length == 0 ? unbounded : max(1, Int((Double(length) * processing.devicePixelRatio * zoom).rounded(.up)))
         }

@@ -49,3 +49,19 @@ import Testing
         #expect(options.outputSize(forSource: size(7000, 5000)) == size(7000, 5000))
     }
 }
+
+extension DecodeOptionsTests {
+    @Test func aCoveringThumbnailIsTheSmallestImageThatCoversTheBox() throws {
+        var options = DecodeOptions(thumbnailPixelSize: PixelSize(width: 400, height: 300))
+        options.thumbnailCoversBox = true
+        #expect(options.outputSize(forSource: PixelSize(width: 5250, height: 3450)) == PixelSize(width: 457, height: 300))
+        #expect(options.outputSize(forSource: PixelSize(width: 3450, height: 5250)) == PixelSize(width: 400, height: 609))
+        #expect(options.outputSize(forSource: PixelSize(width: 500, height: 200)) == PixelSize(width: 500, height: 200),
+                "a source that does not cover the box stays whole")
+        let jpeg = try encodedPicture(width: 800, height: 400, as: .jpeg)
+        var half = DecodeOptions(thumbnailPixelSize: PixelSize(width: 100, height: 100))
+        half.thumbnailCoversBox = true
+        #expect(try JPEGCoder().decode(jpeg, options: half).size == PixelSize(width: 200, height: 100), "JPEG's DCT path covers too")
+        #expect(try PNGCoder().decode(try encodedPicture(width: 800, height: 400, as: .png), options: half).size == PixelSize(width: 200, height: 100))
+    }
+}

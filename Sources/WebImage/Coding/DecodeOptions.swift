@@ -23,6 +23,10 @@ public struct DecodeOptions: Sendable, Hashable {
     /// Whether a thumbnail keeps the source's aspect ratio (fits inside ``thumbnailPixelSize``);
     /// default `true`. When false, the thumbnail is exactly ``thumbnailPixelSize`` (but never upscaled).
     public var preservesAspectRatio: Bool
+    /// Whether a thumbnail covers ``thumbnailPixelSize`` (both sides at least the box's, the aspect
+    /// ratio kept) instead of fitting inside it; default `false`. What a crop to fill a box needs:
+    /// the smallest image it can be cut from.
+    public var thumbnailCoversBox = false
     /// Scale the image down (keeping its aspect ratio) until it has at most this many pixels;
     /// default `nil` (no limit). The `.scaleDownLargeImages` option sets ``scaleDownPixelCount``.
     public var maxPixelCount: Int?
@@ -95,12 +99,19 @@ public struct DecodeOptions: Sendable, Hashable {
     /// Follows SDWebImage's rules: a thumbnail size at least as large as the source in both
     /// dimensions (or with a zero dimension) means full size; otherwise the image fits inside it,
     /// rounding the other side to the nearest pixel (5250×3450 into 400×300 is 400×263), and never
-    /// below 1 pixel. ``maxPixelCount`` then scales down further if needed.
+    /// below 1 pixel. With ``thumbnailCoversBox`` it covers the box instead (5250×3450 over 400×300
+    /// is 457×300), never larger than the source. ``maxPixelCount`` then scales down further if needed.
     public func outputSize(forSource source: PixelSize) -> PixelSize {
         var size = source
         if let box = thumbnailPixelSize, box.width > 0, box.height > 0,
            box.width < source.width || box.height < source.height {
-            if preservesAspectRatio {
+            if thumbnailCoversBox {
+                let ratio = max(Double(box.width) / Double(source.width), Double(box.height) / Double(source.height))
+                if ratio < 1 {
+                    size = PixelSize(width: max(box.width, Int((Double(source.width) * ratio).rounded())),
+                                     height: max(box.height, Int((Double(source.height) * ratio).rounded())))
+                }
+            } else if preservesAspectRatio {
                 let sourceRatio = Double(source.width) / Double(source.height)
                 let boxRatio = Double(box.width) / Double(box.height)
                 if sourceRatio > boxRatio {

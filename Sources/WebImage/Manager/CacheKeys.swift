@@ -13,9 +13,9 @@ enum CacheKeys {
     static let unorientedPart = "Unoriented"
 
     /// The part a thumbnail size adds: `Thumbnail(w,h,1)`, the last number 1 when the aspect ratio
-    /// is kept, 0 when not.
-    static func thumbnailPart(_ size: PixelSize, preservesAspectRatio: Bool) -> String {
-        "Thumbnail(\(size.width),\(size.height),\(preservesAspectRatio ? 1 : 0))"
+    /// is kept, 0 when not, `cover` when the thumbnail covers the box.
+    static func thumbnailPart(_ size: PixelSize, preservesAspectRatio: Bool, coversBox: Bool = false) -> String {
+        "Thumbnail(\(size.width),\(size.height),\(coversBox ? "cover" : preservesAspectRatio ? "1" : "0"))"
     }
 
     /// `key` with `-part` inserted before the path's extension (`a/image.png?x=1` becomes

@@ -49,6 +49,7 @@ struct ImageLoadPipeline: Sendable {
                                    firstFrameOnly: options.contains(.decodeFirstFrameOnly), scale: scaleFactor,
                                    maxFrameCount: config.limits.maxFrameCount, convertsToSRGB: !options.contains(.preserveColorProfile))
         decode.applyOrientation = context.appliesOrientation
+        decode.thumbnailCoversBox = context.thumbnailCoversBox
         if options.contains(.scaleDownLargeImages) {
             decode.maxPixelCount = max(1, (context.scaleDownLimitBytes ?? DecodeOptions.scaleDownPixelCount * 4) / 4)
         }

@@ -29,6 +29,7 @@ public struct WebImageContext: Sendable {
         var thumbnailPixelSize: PixelSize?
         var preservesAspectRatio: Bool = true
         var appliesOrientation: Bool = true
+        var thumbnailCoversBox: Bool = false
         var scaleDownLimitBytes: Int?
         var imageScaleFactor: Double?
         var requestModifier: RequestModifier?
@@ -130,6 +131,14 @@ public struct WebImageContext: Sendable {
     public var preservesAspectRatio: Bool {
         get { box.values.preservesAspectRatio }
         set { update { $0.preservesAspectRatio = newValue } }
+    }
+    /// Whether a thumbnail covers ``thumbnailPixelSize`` (the aspect ratio kept, both sides at least
+    /// the box's) instead of fitting inside it; default `false`. What a transformer that crops to fill
+    /// the box needs (``ProcessingTransformer`` with `fill`): the decode is as small as the crop allows.
+    /// Cached under its own key (`Thumbnail(w,h,cover)`).
+    public var thumbnailCoversBox: Bool {
+        get { box.values.thumbnailCoversBox }
+        set { update { $0.thumbnailCoversBox = newValue } }
     }
     /// Whether decoding turns the image upright by its EXIF (or AVIF/HEIF) orientation; default
     /// `true`. `false` keeps the stored pixels, with ``Image/orientation`` saying how they should be

@@ -185,7 +185,8 @@ public final class WebImageManager: Sendable {
         if options.contains(.preserveColorProfile) { key = CacheKeys.inserting(CacheKeys.sourceColorPart, into: key) }
         if !context.appliesOrientation { key = CacheKeys.inserting(CacheKeys.unorientedPart, into: key) }
         if let size = context.thumbnailPixelSize, size.width > 0, size.height > 0 {
-            key = CacheKeys.inserting(CacheKeys.thumbnailPart(size, preservesAspectRatio: context.preservesAspectRatio), into: key)
+            key = CacheKeys.inserting(CacheKeys.thumbnailPart(size, preservesAspectRatio: context.preservesAspectRatio,
+                                                              coversBox: context.thumbnailCoversBox), into: key)
         }
         if let transformerKey = context.transformer?.key, !transformerKey.isEmpty {
             key = CacheKeys.inserting(transformerKey, into: key)

@@ -177,7 +177,12 @@ import WebImageAVIF
         #expect(fit.encoding.compressionQuality == 0.8, "imgproxy's default quality")
         #expect(try parameters("w:100/dpr:2").context.thumbnailPixelSize == PixelSize(width: 200, height: VariantParameters.unbounded))
         #expect(try parameters("w:100/rot:90").context.thumbnailPixelSize == PixelSize(width: VariantParameters.unbounded, height: 100))
-        #expect(try parameters("rs:fill:100:50").context.thumbnailPixelSize == nil, "fill needs the whole image")
+        let fill = try parameters("rs:fill:100:50/dpr:2")
+        #expect(fill.context.thumbnailPixelSize == PixelSize(width: 200, height: 100) && fill.context.thumbnailCoversBox,
+                "fill: decoded as small as covers the box")
+        #expect(try parameters("rs:fill:100:0").context.thumbnailCoversBox == false, "one side: a fit")
+        #expect(!fit.context.thumbnailCoversBox)
+        #expect(try parameters("rs:fill:100:50/dpr:0.5").context.thumbnailPixelSize == nil, "a ratio under 1: the whole image")
         #expect(try parameters("rs:fit:100:50/c:10").context.thumbnailPixelSize == nil, "a crop is in source pixels")
         #expect(try parameters("q:55/f:webp").encoding.compressionQuality == 0.55)
         #expect(try parameters("f:webp").encoding.compressionQuality == 0.79)
