@@ -292,6 +292,8 @@ public final class ImageServer: Sendable {
         case .encodingFailed: (500, "the image cannot be encoded")
         case .timedOut: (504, "the source timed out")
         case .blockedURL: (404, "the source failed recently and is not fetched again for a while")
+        case .transport(let error, _) where [.fileDoesNotExist, .fileIsDirectory, .noPermissionsToReadFile].contains(error.code):
+            (404, "the source was not found")   // a local:/// source that is missing, a folder, or unreadable
         case .truncatedResponse, .transport, .tooManyRedirects, .rejected, .notModified: (502, "the source failed")
         case .cancelled, .shutDown: (503, "the server is stopping")
         case .notInCache, .cacheStoreFailed: (500, "internal error")

@@ -83,6 +83,8 @@ import Testing
         let inside = try await fixture.get("/insecure/w:10/plain/local:///sub/photo%20one.png@png")
         #expect(try inside.status == 200 && ServerFixture.coders.decode(inside.body).width == 10)
         #expect(try await fixture.get("/insecure/w:10/plain/local:/sub/photo%20one.png").status == 200, "a collapsed local:/ is repaired")
+        #expect(try await fixture.get("/insecure/w:10/plain/local:///missing.png").status == 404)
+        #expect(try await fixture.get("/insecure/w:10/plain/local:///sub").status == 404, "a folder")
         // URLSession would remove a literal `..` from the request: sent as the bytes an attacker sends.
         for escape in ["local:///../secret.png", "local:///sub/../../secret.png", "local:///sub/%2E%2E/%2E%2E/secret.png",
                        "local:///link.png"] {
