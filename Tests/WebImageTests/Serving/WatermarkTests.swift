@@ -73,6 +73,12 @@ import Testing
         }
     }
 
+    @Test func aHugeTileSpacingStaysBounded() throws {
+        let tiled = try watermarked(ProcessingOptions.Watermark(position: Gravity(.center, x: 65_000, y: 65_000), replicates: true))
+        #expect(tiled.size == PixelSize(width: 100, height: 100))
+        #expect(try Self.pixel(tiled, 50, 50) == [255, 0, 0, 255], "one tile, centred")
+    }
+
     @Test func theWatermarkPictureIsPartOfTheKey() throws {
         var options = ProcessingOptions()
         options.watermark = ProcessingOptions.Watermark(opacity: 0.5)

@@ -40,7 +40,10 @@ public struct WatermarkImage: Sendable {
         func spacing(_ value: Double, _ side: Int) -> Int {
             abs(value) >= 1 ? Int(ProcessingNumber.roundEven(value * pixelScale)) : ProcessingNumber.scaleEven(side, value)
         }
-        let padX = max(0, spacing(placement.position.x, size.width)), padY = max(0, spacing(placement.position.y, size.height))
+        // A spacing wider than the image shows one tile whatever it is: clamped, so a hostile spacing
+        // cannot ask for a giant tile.
+        let padX = min(max(0, spacing(placement.position.x, size.width)), size.width)
+        let padY = min(max(0, spacing(placement.position.y, size.height)), size.height)
         let tile = PixelSize(width: picture.width + padX, height: picture.height + padY)
         picture = try picture.embedded(in: tile, at: (padX / 2, padY / 2), background: nil)
         func count(_ side: Int, _ tileSide: Int) -> Int {
