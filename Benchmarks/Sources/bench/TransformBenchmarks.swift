@@ -86,6 +86,13 @@ enum TransformBenchmarks {
             _ = try CoderRegistry.shared.encode(try transformer.transform(decoded, forKey: ""), as: .jpeg)
         }
         let whole = try Measure.interleaved(iterations: iterations, { try request(smart) }, reference: { try request(centred) })
+        // Shrink-on-load for a fill: the smallest JPEG decode that covers 512x512 (DCT scaling), then the fill.
+        var covering = DecodeOptions(thumbnailPixelSize: PixelSize(width: 512, height: 512))
+        covering.thumbnailCoversBox = true
+        let shrunk = try Measure.interleaved(iterations: iterations, {
+            _ = try CoderRegistry.shared.encode(try centred.transform(try CoderRegistry.shared.decode(jpeg, options: covering), forKey: ""),
+                                                as: .jpeg)
+        }, reference: { try request(centred) })
         let alone = try Measure.interleaved(iterations: iterations, { _ = try smart.transform(photo, forKey: "") },
                                             reference: { _ = try centred.transform(photo, forKey: "") })
         return [
@@ -93,6 +100,8 @@ enum TransformBenchmarks {
                 reference: "the same with g:ce (centred fill)", referenceValue: whole.reference, goal: 1 / 1.15),
             Row(name: "fill 512x512 of the decoded 2040x1356 photo with g:sm, transform alone", ours: alone.ours,
                 reference: "the same with g:ce", referenceValue: alone.reference, goal: nil),
+            Row(name: "2040x1356 JPEG → fill 512x512 JPEG, decoded to the smallest size covering the box", ours: shrunk.ours,
+                reference: "the same from a full-size decode", referenceValue: shrunk.reference, goal: nil),
         ]
     }
 }
