@@ -99,6 +99,34 @@ import Testing
         await closed.stop()
     }
 
+    /// Hostile options get a clear 4xx before any work or allocation: absurd sizes, ratios, paddings,
+    /// a watermark larger than the image, a preset loop; trimming a uniform image leaves it whole.
+    @Test func hostileOptionsGetAClearAnswer() async throws {
+        #expect(throws: ServerError.self, "a preset loop stops the server at start") {
+            _ = try ServerFixture { $0.presets = ["loop": ["pr:loop"], "a": ["pr:b"], "b": ["w:1"]] }
+        }
+        let fixture = try ServerFixture {
+            $0.watermark = try? WatermarkImage(image: try Image(width: 4, height: 4, pixelFormat: .rgb8, pixels: [UInt8](repeating: 9, count: 48)))
+        }
+        serve(fixture)
+        let source = fixture.source("/photo.jpg")
+        let answers: [(String, Int)] = [
+            ("w:70000", 400), ("dpr:1000", 400), ("z:1e9", 400), ("pd:1000000", 400), ("bl:99999", 400), ("pr:nope", 400),
+            ("wm:1:ce:0:0:2", 400), ("c:-5", 400), ("rot:45", 400), ("g:fp:7:7", 400),
+            ("rs:fill:60000:60000:1", 422), ("w:50000/h:50000/ex:1", 422), ("pd:16000/dpr:30/el:1", 422),
+        ]
+        for (options, status) in answers {
+            let reply = try await fixture.get("/insecure/\(options)/plain/\(source)")
+            #expect(reply.status == status, "\(options): \(reply.status) \(String(decoding: reply.body, as: UTF8.self))")
+        }
+        let flat = try PNGCoder().encode(try Image(width: 30, height: 20, pixelFormat: .rgb8, pixels: [UInt8](repeating: 77, count: 1800)), as: .png)
+        serve(fixture, "/flat.png", body: flat, type: "image/png")
+        let trimmed = try await fixture.get("/insecure/t:10/plain/\(fixture.source("/flat.png"))")
+        #expect(try trimmed.status == 200 && ServerFixture.coders.decode(trimmed.body).size == PixelSize(width: 30, height: 20))
+        #expect(try await fixture.get("/health").status == 200, "and the server goes on")
+        await fixture.stop()
+    }
+
     @Test func theAutomaticFormatFollowsAcceptAndSaysVary() async throws {
         let fixture = try ServerFixture { $0.negotiatesFormats = true }
         serve(fixture)
