@@ -193,7 +193,7 @@ public final class ImageServer: Sendable {
             return answer
         }
         let parameters = VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
-                                           coders: config.coders, watermark: config.watermark,
+                                           watermark: config.watermark,
                                            maxOutputPixels: manager.config.limits.maxOutputPixels)
         do {
             let variant = try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,

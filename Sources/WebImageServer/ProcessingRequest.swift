@@ -53,6 +53,8 @@ struct ProcessingRequest: Sendable {
     /// imgproxy's default quality, and its per-format defaults (WebP 79, AVIF 63).
     static let defaultQuality = 80
     static let defaultFormatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63]
+    /// The output formats whose encoders take a quality.
+    static let qualityFormats: [ImageFormat] = [.jpeg, .webp, .avif]
 
     /// The quality an output in `format` is encoded at: `quality`, then `format_quality`, then the defaults.
     func quality(for format: ImageFormat) -> Int {

@@ -21,18 +21,17 @@ struct VariantParameters {
     /// - Parameters:
     ///   - negotiates: whether a request naming no format gets the `Accept` choice (AVIF, WebP) instead
     ///     of the source's own format.
-    init(request: ProcessingRequest, accept: String?, negotiates: Bool, coders: CoderRegistry = .shared,
-         watermark: WatermarkImage? = nil, maxOutputPixels: Int = DecodeOptions.defaultPixelCountLimit) {
-        let named = request.format
-        format = named.map { .exactly($0) } ?? (negotiates ? .automatic(accept: accept) : .source)
-        var predicted = named
-        if predicted == nil && negotiates {
-            let modern = ImageFormat.negotiated(accept: accept, isAnimated: false, hasAlpha: false, coders: coders)
-            predicted = modern == .avif || modern == .webp ? modern : nil
+    init(request: ProcessingRequest, accept: String?, negotiates: Bool, watermark: WatermarkImage? = nil, maxOutputPixels: Int = DecodeOptions.defaultPixelCountLimit) {
+        format = request.format.map { .exactly($0) } ?? (negotiates ? .automatic(accept: accept) : .source)
+        // The output format is decided once, by the manager once the image is known: every format's
+        // quality and effort are handed on, and the encode picks its own.
+        encoding = EncodeOptions(compressionQuality: Double(request.quality ?? ProcessingRequest.defaultQuality) / 100)
+        if request.quality == nil {
+            for format in ProcessingRequest.qualityFormats where request.quality(for: format) != ProcessingRequest.defaultQuality {
+                encoding.formatQualities[format] = Double(request.quality(for: format)) / 100
+            }
         }
-        let quality = predicted.map { request.quality(for: $0) } ?? request.quality ?? ProcessingRequest.defaultQuality
-        encoding = EncodeOptions(compressionQuality: Double(quality) / 100)
-        if predicted == .avif { encoding.compressionEffort = Self.avifEffort }
+        encoding.formatEfforts[.avif] = Self.avifEffort
         if request.maxBytes > 0 { encoding.maxFileSize = request.maxBytes }
         if !request.stripsColorProfile { options.insert(.preserveColorProfile) }
         if request.keepsCopyright { options.insert(.preserveCopyright) }

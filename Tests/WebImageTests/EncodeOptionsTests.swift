@@ -72,3 +72,15 @@ extension EncodeOptionsTests {
         #expect(GIFEncoding.centiseconds(milliseconds: 15) == 2 && GIFEncoding.centiseconds(milliseconds: 10_000_000) == 65535)
     }
 }
+
+extension EncodeOptionsTests {
+    @Test func perFormatSettingsApplyToTheirFormatOnly() {
+        var options = EncodeOptions(compressionQuality: 0.8, compressionEffort: 0.5)
+        options.formatQualities = [.webp: 0.79, .avif: 0.63]
+        options.formatEfforts = [.avif: 0.1]
+        #expect(options.resolved(for: .jpeg).compressionQuality == 0.8 && options.resolved(for: .jpeg).compressionEffort == 0.5)
+        #expect(options.resolved(for: .webp).compressionQuality == 0.79 && options.resolved(for: .webp).compressionEffort == 0.5)
+        #expect(options.resolved(for: .avif).compressionQuality == 0.63 && options.resolved(for: .avif).compressionEffort == 0.1)
+        #expect(options.resolved(for: .avif).formatQualities.isEmpty, "resolved options carry no table")
+    }
+}

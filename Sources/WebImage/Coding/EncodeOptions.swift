@@ -50,6 +50,27 @@ public struct EncodeOptions: Sendable, Hashable {
     /// `eXIf`, WebP `EXIF`, AVIF `Exif`); default `nil`: no EXIF at all. GIF has no place for one.
     public var copyright: String?
 
+    /// Qualities (0...1) that replace ``compressionQuality`` when the output is one of these formats,
+    /// such as imgproxy's per-format defaults (`[.webp: 0.79, .avif: 0.63]`); default none. Lets a
+    /// caller whose output format is decided later (``VariantFormat/source``, an `Accept` choice)
+    /// state every format's setting at once; ``resolved(for:)`` applies them.
+    public var formatQualities: [ImageFormat: Double] = [:]
+
+    /// Efforts (0...1) that replace ``compressionEffort`` for these formats, such as a fast AVIF speed
+    /// (`[.avif: 0.1]`); default none.
+    public var formatEfforts: [ImageFormat: Double] = [:]
+
+    /// These options as an encode to `format` uses them: its entries of ``formatQualities`` and
+    /// ``formatEfforts`` in place of ``compressionQuality`` and ``compressionEffort``.
+    public func resolved(for format: ImageFormat) -> EncodeOptions {
+        var options = self
+        if let quality = formatQualities[format] { options.compressionQuality = quality }
+        if let effort = formatEfforts[format] { options.compressionEffort = effort }
+        options.formatQualities = [:]
+        options.formatEfforts = [:]
+        return options
+    }
+
     /// Creates encode options; every parameter defaults to the property's documented default.
     public init(
         compressionQuality: Double = 0.9, backgroundColor: PixelColor = .white,

@@ -175,6 +175,12 @@ extension WebImageManager {
         if let profile = encoding.colorProfile { part += ",icc" + MD5.hex(profile).prefix(12) }
         if let copyright = encoding.copyright { part += ",c" + MD5.hex(Array(copyright.utf8)).prefix(12) }
         if options.contains(.preserveCopyright) { part += ",copyright" }
+        for (format, quality) in encoding.formatQualities.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            part += ",q\(format.rawValue)\(Int((min(max(quality, 0), 1) * 100).rounded()))"
+        }
+        for (format, effort) in encoding.formatEfforts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            part += ",e\(format.rawValue)\(Int((min(max(effort, 0), 1) * 100).rounded()))"
+        }
         return part + ")"
     }
 
@@ -275,7 +281,7 @@ extension WebImageManager {
         let data: Data
         let encodeStarted = ContinuousClock.now
         do {
-            data = try coders.encode(image, as: format, options: encoding)
+            data = try coders.encode(image, as: format, options: encoding.resolved(for: format))
         } catch let error as ImageCodingError {
             throw .encodingFailed(error, url: url)
         } catch {

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 @testable import WebImage
-import WebImageAVIF
 @testable import WebImageServer
 
 /// imgproxy's URL format as `webimage serve` takes it apart (`ProcessingPath`) and reads its options
@@ -166,15 +165,13 @@ import WebImageAVIF
     }
 
     @Test func theManagerIsAskedForWhatTheOptionsMean() throws {
-        func parameters(_ options: String, accept: String? = nil, negotiates: Bool = false,
-                        coders: CoderRegistry = .shared) throws -> VariantParameters {
-            VariantParameters(request: try request("/s/\(options)/plain/http://h/x.jpg"), accept: accept, negotiates: negotiates, coders: coders)
+        func parameters(_ options: String, accept: String? = nil, negotiates: Bool = false) throws -> VariantParameters {
+            VariantParameters(request: try request("/s/\(options)/plain/http://h/x.jpg"), accept: accept, negotiates: negotiates)
         }
         let fit = try parameters("rs:fit:100:50")
         #expect(fit.context.thumbnailPixelSize == PixelSize(width: 100, height: 50), "fit: decoded small")
         #expect(fit.context.transformer?.key == "Processing(rs:fit:100:50)")
         #expect(fit.format == .source, "no format named: the source's own")
-        #expect(fit.encoding.compressionQuality == 0.8, "imgproxy's default quality")
         #expect(try parameters("w:100/dpr:2").context.thumbnailPixelSize == PixelSize(width: 200, height: VariantParameters.unbounded))
         #expect(try parameters("w:100/rot:90").context.thumbnailPixelSize == PixelSize(width: VariantParameters.unbounded, height: 100))
         let fill = try parameters("rs:fill:100:50/dpr:2")
@@ -184,19 +181,19 @@ import WebImageAVIF
         #expect(!fit.context.thumbnailCoversBox)
         #expect(try parameters("rs:fill:100:50/dpr:0.5").context.thumbnailPixelSize == nil, "a ratio under 1: the whole image")
         #expect(try parameters("rs:fit:100:50/c:10").context.thumbnailPixelSize == nil, "a crop is in source pixels")
-        #expect(try parameters("q:55/f:webp").encoding.compressionQuality == 0.55)
-        #expect(try parameters("f:webp").encoding.compressionQuality == 0.79)
+        // The format is decided once, by the manager: every format's quality and effort are handed on.
+        let defaults = try parameters("w:1").encoding
+        #expect(defaults.resolved(for: .jpeg).compressionQuality == 0.8, "imgproxy's default quality")
+        #expect(defaults.resolved(for: .webp).compressionQuality == 0.79 && defaults.resolved(for: .avif).compressionQuality == 0.63)
+        #expect(defaults.resolved(for: .avif).compressionEffort == VariantParameters.avifEffort, "imgproxy's AVIF speed")
+        #expect(defaults.resolved(for: .webp).compressionEffort == nil, "WebP keeps its own default method")
+        let named = try parameters("q:55/f:webp").encoding
+        #expect(named.resolved(for: .webp).compressionQuality == 0.55 && named.resolved(for: .avif).compressionQuality == 0.55,
+                "quality beats every per-format default")
+        #expect(try parameters("fq:webp:40").encoding.resolved(for: .webp).compressionQuality == 0.4)
         #expect(try parameters("w:1", accept: "image/webp").format == .source, "Accept is ignored unless the server negotiates")
         #expect(try parameters("w:1", accept: "image/webp", negotiates: true).format == .automatic(accept: "image/webp"))
         #expect(try parameters("w:1/f:avif").format == .exactly(.avif))
-        #expect(try parameters("w:1/f:avif").encoding.compressionEffort == VariantParameters.avifEffort, "imgproxy's AVIF speed")
-        #expect(try parameters("w:1/f:avif").encoding.compressionQuality == 0.63)
-        #expect(try parameters("w:1/f:webp").encoding.compressionEffort == nil, "WebP keeps its own default method")
-        let withAVIF = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), AVIFCoder()])
-        #expect(try parameters("w:1", accept: "image/avif,*/*", negotiates: true, coders: withAVIF).encoding.compressionEffort
-                == VariantParameters.avifEffort, "an Accept header that picks AVIF gets the same speed")
-        #expect(try parameters("w:1", accept: "image/avif,*/*", negotiates: true, coders: CoderRegistry(coders: [JPEGCoder()]))
-                .encoding.compressionEffort == nil, "no AVIF coder: no AVIF, no AVIF speed")
         let kept = try parameters("scp:0/kcr:1/mb:5000")
         #expect(kept.options.contains(.preserveColorProfile) && kept.options.contains(.preserveCopyright) && kept.encoding.maxFileSize == 5000)
         #expect(try parameters("q:50").context.transformer == nil, "options that change no pixel: no transformer")
