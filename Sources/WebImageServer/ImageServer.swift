@@ -193,8 +193,7 @@ public final class ImageServer: Sendable {
             return answer
         }
         let parameters = VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
-                                           watermark: config.watermark,
-                                           maxOutputPixels: manager.config.limits.maxOutputPixels)
+                                           watermark: config.watermark, limits: manager.config.limits)
         do {
             let variant = try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,
                                                         options: parameters.options, context: parameters.context)

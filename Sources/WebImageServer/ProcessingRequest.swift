@@ -42,6 +42,31 @@ struct ProcessingRequest: Sendable {
     var maxSourcePixels: Int?
     var maxSourceBytes: Int?
     var maxAnimationFrames: Int?
+    /// `max_animation_frame_resolution` in pixels: frames are checked one by one against it instead
+    /// of the animation's total against `max_src_resolution`.
+    var maxAnimationFramePixels: Int?
+
+    /// The manager's `base` limits with this request's security overrides, as imgproxy applies them
+    /// (a source of more than `max_src_resolution` pixels, frames counted, is refused; 0 bytes means no
+    /// size limit; more than `max_animation_frames` frames are refused, and 1 reads the first frame
+    /// only); `nil` when the request has none.
+    func limits(over base: ImageLimits) -> ImageLimits? {
+        guard maxSourcePixels != nil || maxSourceBytes != nil || maxAnimationFrames != nil || maxAnimationFramePixels != nil else {
+            return nil
+        }
+        var limits = base
+        if let pixels = maxSourcePixels {
+            limits.maxSourcePixels = max(pixels, 1)
+            limits.maxAnimationBytes = max(pixels, 1).multipliedReportingOverflow(by: 4).partialValue
+        }
+        if let framePixels = maxAnimationFramePixels, framePixels > 0 {
+            limits.maxSourcePixels = framePixels
+            limits.maxAnimationBytes = Int.max
+        }
+        if let bytes = maxSourceBytes { limits.maxSourceBytes = bytes > 0 ? bytes : Int(Int32.max) }
+        if let frames = maxAnimationFrames { limits.maxFrameCount = frames }
+        return limits
+    }
 
     typealias Invalid = ProcessingPath.Invalid
 
@@ -293,7 +318,9 @@ struct ProcessingRequest: Sendable {
             let frames = try reader.requiredLength(0, upTo: 100_000)
             guard frames > 0 else { throw Invalid(reason: "\(name): must be at least 1") }
             maxAnimationFrames = frames
-        case "max_animation_frame_resolution", "mafr": _ = try reader.number(0, atLeast: 0, upTo: 1_000_000, required: true)
+        case "max_animation_frame_resolution", "mafr":
+            let megapixels = try reader.number(0, atLeast: 0, upTo: 1_000_000, required: true)!
+            maxAnimationFramePixels = Int(megapixels * 1_000_000)
         default: processing.maxResultDimension = max(0, try reader.integer(0) ?? 0)
         }
     }

@@ -21,7 +21,8 @@ struct VariantParameters {
     /// - Parameters:
     ///   - negotiates: whether a request naming no format gets the `Accept` choice (AVIF, WebP) instead
     ///     of the source's own format.
-    init(request: ProcessingRequest, accept: String?, negotiates: Bool, watermark: WatermarkImage? = nil, maxOutputPixels: Int = DecodeOptions.defaultPixelCountLimit) {
+    init(request: ProcessingRequest, accept: String?, negotiates: Bool, watermark: WatermarkImage? = nil,
+         limits: ImageLimits = ImageLimits()) {
         format = request.format.map { .exactly($0) } ?? (negotiates ? .automatic(accept: accept) : .source)
         // The output format is decided once, by the manager once the image is known: every format's
         // quality and effort are handed on, and the encode picks its own.
@@ -32,6 +33,8 @@ struct VariantParameters {
             }
         }
         encoding.formatEfforts[.avif] = Self.avifEffort
+        context.limits = request.limits(over: limits)
+        if request.maxAnimationFrames == 1 { options.insert(.decodeFirstFrameOnly) }
         if request.maxBytes > 0 { encoding.maxFileSize = request.maxBytes }
         if !request.stripsColorProfile { options.insert(.preserveColorProfile) }
         if request.keepsCopyright { options.insert(.preserveCopyright) }
@@ -39,7 +42,7 @@ struct VariantParameters {
         var transformers: [any ImageTransformer] = []
         context.appliesOrientation = processing.autoRotate
         if !processing.isIdentity {
-            transformers.append(ProcessingTransformer(options: processing, watermark: watermark, maxOutputPixelCount: maxOutputPixels))
+            transformers.append(ProcessingTransformer(options: processing, watermark: watermark, maxOutputPixelCount: limits.maxOutputPixels))
             if let shrink = Self.shrinkOnLoad(for: processing) {
                 context.thumbnailPixelSize = shrink.size
                 context.thumbnailCoversBox = shrink.covers

@@ -12,6 +12,11 @@ enum CacheKeys {
     /// The part ``WebImageContext/appliesOrientation`` `false` adds: the stored pixels, not turned upright.
     static let unorientedPart = "Unoriented"
 
+    /// The part ``WebImageContext/limits`` adds: every bound, so loads under different bounds never share.
+    static func limitsPart(_ limits: ImageLimits) -> String {
+        "Limits(\(limits.maxSourceBytes),\(limits.maxSourcePixels),\(limits.maxFrameCount),\(limits.maxAnimationBytes),\(limits.maxOutputPixels))"
+    }
+
     /// The part a thumbnail size adds: `Thumbnail(w,h,1)`, the last number 1 when the aspect ratio
     /// is kept, 0 when not, `cover` when the thumbnail covers the box.
     static func thumbnailPart(_ size: PixelSize, preservesAspectRatio: Bool, coversBox: Bool = false) -> String {

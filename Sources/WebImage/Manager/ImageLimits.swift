@@ -17,6 +17,9 @@ public struct ImageLimits: Sendable, Hashable {
     /// asked for larger fails with ``WebImageError/encodingFailed(_:url:)`` carrying
     /// ``ImageCodingError/imageTooLarge(width:height:limit:)`` before it is encoded.
     public var maxOutputPixels: Int
+    /// The most bytes of RGBA an animation's frames may take together (frames × canvas × 4), checked
+    /// before any frame is allocated; default ``DecodeOptions/defaultMaxAnimationByteCount``.
+    public var maxAnimationBytes: Int = DecodeOptions.defaultMaxAnimationByteCount
 
     /// Creates limits; every parameter defaults to the property's documented default.
     public init(maxSourceBytes: Int = 64 << 20, maxSourcePixels: Int = DecodeOptions.defaultPixelCountLimit,

@@ -40,14 +40,17 @@ struct ImageLoadPipeline: Sendable {
     /// The manager's disk writes nobody waits for, which its shutdown waits for.
     let backgroundWrites: BackgroundTasks
 
+    /// The bounds of this load: the context's (``WebImageContext/limits``), else the manager's.
+    var limits: ImageLimits { context.limits ?? config.limits }
+
     /// Whether the result is not the original itself (a thumbnail or a transform).
     var isDerived: Bool { key != originalKey }
 
     var decodeOptions: DecodeOptions {
         var decode = DecodeOptions(thumbnailPixelSize: context.thumbnailPixelSize,
-                                   preservesAspectRatio: context.preservesAspectRatio, pixelCountLimit: config.limits.maxSourcePixels,
+                                   preservesAspectRatio: context.preservesAspectRatio, pixelCountLimit: limits.maxSourcePixels,
                                    firstFrameOnly: options.contains(.decodeFirstFrameOnly), scale: scaleFactor,
-                                   maxFrameCount: config.limits.maxFrameCount, convertsToSRGB: !options.contains(.preserveColorProfile))
+                                   maxFrameCount: limits.maxFrameCount, maxAnimationByteCount: limits.maxAnimationBytes, convertsToSRGB: !options.contains(.preserveColorProfile))
         decode.applyOrientation = context.appliesOrientation
         decode.thumbnailCoversBox = context.thumbnailCoversBox
         if options.contains(.scaleDownLargeImages) {
@@ -195,6 +198,9 @@ struct ImageLoadPipeline: Sendable {
         async throws(WebImageError) -> (outcome: Outcome, metadata: DiskCacheMetadata?)? {
         guard let original = await query(originalKey, in: originalCache, tiers: cachesResults ? originalPixelTiers(context.originalQueryCacheType) : .none,
                                          promotes: false) else { return nil }
+        if original.cacheType == .disk, let data = original.data, data.count > limits.maxSourceBytes {
+            throw .responseTooLarge(limit: limits.maxSourceBytes, url: url)   // a load with a lower byte limit than the one that stored it
+        }
         let transformStarted = ContinuousClock.now
         durations.lookup = transformStarted - lookupStarted
         if original.cacheType == .disk { counters.add(\.decodes) }
@@ -239,9 +245,9 @@ struct ImageLoadPipeline: Sendable {
     /// memory are the sRGB ones every other load shares (its bytes on disk are the same for both).
     /// The tiers the original's pixels may come from or go to: not memory when this load wants pixels
     /// other than the upright sRGB ones a memory original holds (a source colour profile, or the
-    /// stored orientation).
+    /// stored orientation), or checks them against limits of its own (a decode of the bytes does).
     private func originalPixelTiers(_ tiers: ImageCacheType) -> ImageCacheType {
-        let differs = options.contains(.preserveColorProfile) || !context.appliesOrientation
+        let differs = options.contains(.preserveColorProfile) || !context.appliesOrientation || context.limits != nil
         return differs && tiers.includesMemory ? (tiers.includesDisk ? .disk : .none) : tiers
     }
 
@@ -330,7 +336,7 @@ struct ImageLoadPipeline: Sendable {
         let request = ImageLoadRequest(url: url, priority: options.downloadPriority, headers: context.httpHeaders,
                                        handlesCookies: options.contains(.handleCookies), validators: validators,
                                        requestModifier: context.requestModifier, responseModifier: context.responseModifier,
-                                       maxResponseBytes: config.limits.maxSourceBytes)
+                                       maxResponseBytes: limits.maxSourceBytes)
         let progressive: ProgressiveDecoding? = options.contains(.progressiveLoad) && context.decryptor == nil
             ? ProgressiveDecoding(decoder: coders.makeIncrementalDecoder(options: decodeOptions),
                                   interval: config.partialImageInterval) { emit(.partialImage($0)) }
@@ -353,7 +359,7 @@ struct ImageLoadPipeline: Sendable {
         counters.add(\.decodes)
         var data = response.data
         // A loader other than the Downloader (files, a custom one) is checked here, on arrival.
-        if data.count > config.limits.maxSourceBytes { throw .responseTooLarge(limit: config.limits.maxSourceBytes, url: url) }
+        if data.count > limits.maxSourceBytes { throw .responseTooLarge(limit: limits.maxSourceBytes, url: url) }
         if let decryptor = context.decryptor {
             guard let decrypted = decryptor(data, url) else {
                 throw .rejected(url: url, reason: "the decryptor refused the downloaded bytes")

@@ -30,6 +30,7 @@ public struct WebImageContext: Sendable {
         var preservesAspectRatio: Bool = true
         var appliesOrientation: Bool = true
         var thumbnailCoversBox: Bool = false
+        var limits: ImageLimits?
         var scaleDownLimitBytes: Int?
         var imageScaleFactor: Double?
         var requestModifier: RequestModifier?
@@ -50,7 +51,7 @@ public struct WebImageContext: Sendable {
         init(_ values: Values) {
             self.values = values
             derivesCacheKey = values.transformer != nil || values.cacheKeyFilter != nil || values.thumbnailPixelSize != nil
-                || !values.appliesOrientation
+                || !values.appliesOrientation || values.limits != nil
             overridesCache = values.cache != nil
         }
 
@@ -131,6 +132,14 @@ public struct WebImageContext: Sendable {
     public var preservesAspectRatio: Bool {
         get { box.values.preservesAspectRatio }
         set { update { $0.preservesAspectRatio = newValue } }
+    }
+    /// Bounds for this load in place of the manager's (``WebImageManagerConfig/limits``): a request
+    /// that may read, decode or produce less, or more (imgproxy's security options); default `nil`,
+    /// the manager's. Such a load is cached and shared under its own key (`Limits(...)` inserted), so
+    /// a stricter load never fails another and a looser one never answers a stricter one.
+    public var limits: ImageLimits? {
+        get { box.values.limits }
+        set { update { $0.limits = newValue } }
     }
     /// Whether a thumbnail covers ``thumbnailPixelSize`` (the aspect ratio kept, both sides at least
     /// the box's) instead of fitting inside it; default `false`. What a transformer that crops to fill

@@ -184,6 +184,7 @@ public final class WebImageManager: Sendable {
         var key = originalKey
         if options.contains(.preserveColorProfile) { key = CacheKeys.inserting(CacheKeys.sourceColorPart, into: key) }
         if !context.appliesOrientation { key = CacheKeys.inserting(CacheKeys.unorientedPart, into: key) }
+        if let limits = context.limits { key = CacheKeys.inserting(CacheKeys.limitsPart(limits), into: key) }
         if let size = context.thumbnailPixelSize, size.width > 0, size.height > 0 {
             key = CacheKeys.inserting(CacheKeys.thumbnailPart(size, preservesAspectRatio: context.preservesAspectRatio,
                                                               coversBox: context.thumbnailCoversBox), into: key)
@@ -299,6 +300,7 @@ public final class WebImageManager: Sendable {
         let shareKey = context.isShareable ? Self.shareKey(key: key, url: url, options: options, context: context) : UUID().uuidString
         var joined = false
         defer { report.joinedLoadUnderWay = joined }
+        let blocksFailures = context.limits == nil
         return try await coalescer.run(key: shareKey, cancellation: .cancelled(url: url), refusal: .shutDown(url: url), events: events,
                                        joined: { joined = $0; if $0 { counters.add(\.joins) } }) { (emit) async throws(WebImageError) in
             do throws(WebImageError) {
@@ -306,7 +308,8 @@ public final class WebImageManager: Sendable {
                 if retriesFailed { blocklist.remove(url) }
                 return outcome
             } catch {
-                if error.blocksURL { blocklist.insert(url, for: config.failedURLBlockDuration) }
+                // A load under limits of its own fails for its limits, not for the URL: others may still load it.
+                if error.blocksURL && blocksFailures { blocklist.insert(url, for: config.failedURLBlockDuration) }
                 throw error
             }
         }

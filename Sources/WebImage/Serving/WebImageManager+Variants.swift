@@ -274,7 +274,7 @@ extension WebImageManager {
         if let side = encoding.maxPixelSize, side > 0, max(image.width, image.height) > side {
             pixelSize = PNGCoder.size(of: image.size, fittingSide: side)
         }
-        let outputLimit = config.limits.maxOutputPixels
+        let outputLimit = (context.limits ?? config.limits).maxOutputPixels
         guard pixelSize.width * pixelSize.height <= outputLimit else {
             throw .encodingFailed(.imageTooLarge(width: pixelSize.width, height: pixelSize.height, limit: outputLimit), url: url)
         }

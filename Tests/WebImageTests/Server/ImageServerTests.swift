@@ -127,6 +127,32 @@ import Testing
         await fixture.stop()
     }
 
+    /// imgproxy's security options, allowed by the server: limits of the request's own, applied to it
+    /// alone (a looser request for the same source is not refused, a stricter one is not answered from
+    /// a looser one's work).
+    @Test func securityOptionsSetTheRequestsOwnLimits() async throws {
+        let fixture = try ServerFixture { $0.allowsSecurityOptions = true }
+        serve(fixture)   // a 200x100 JPEG
+        let animation = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/wuffs/animated-red-blue.gif"))   // 4 frames
+        serve(fixture, "/animated.gif", body: animation, type: "image/gif")
+        let photo = fixture.source("/photo.jpg"), gif = fixture.source("/animated.gif")
+        #expect(try await fixture.get("/insecure/w:50/plain/\(photo)").status == 200)
+        #expect(try await fixture.get("/insecure/msr:0.00001/w:50/plain/\(photo)").status == 413, "200x100 is more than 10 pixels")
+        #expect(try await fixture.get("/insecure/msfs:10/w:50/plain/\(photo)").status == 413, "more than 10 bytes")
+        let loose = try await fixture.get("/insecure/msr:1/w:50/plain/\(photo)")
+        #expect(loose.status == 200, "\(loose.status) \(String(decoding: loose.body, as: UTF8.self))")
+        let first = try await fixture.get("/insecure/maf:1/w:32/plain/\(gif)@gif")
+        #expect(try first.status == 200 && !ServerFixture.coders.decode(first.body).isAnimated, "one frame allowed: the first")
+        let all = try await fixture.get("/insecure/w:32/plain/\(gif)@gif")
+        #expect(try all.status == 200 && ServerFixture.coders.decode(all.body).frames.count == 4)
+        #expect(try await fixture.get("/insecure/maf:2/w:32/plain/\(gif)@gif").status >= 400, "four frames are more than two")
+        let frames = try await fixture.get("/insecure/mafr:0.004/w:32/plain/\(gif)@gif")
+        #expect(frames.status == 200, "64x48 frames are within 4000 pixels each: \(frames.status) \(String(decoding: frames.body, as: UTF8.self))")
+        let small = try await fixture.get("/insecure/mafr:0.0001/w:32/plain/\(gif)@gif")
+        #expect(small.status == 413, "but not within 100: \(small.status) \(String(decoding: small.body, as: UTF8.self))")
+        await fixture.stop()
+    }
+
     @Test func theAutomaticFormatFollowsAcceptAndSaysVary() async throws {
         let fixture = try ServerFixture { $0.negotiatesFormats = true }
         serve(fixture)
