@@ -221,6 +221,14 @@ public final class WebImageManager: Sendable {
 
     /// A load that is not a plain memory hit: counted, timed and reported to the observer. Kept out
     /// of ``load(url:options:context:events:)`` so that the memory-hit path stays small.
+    /// The pixels of a load whose options the manager's options processor has already seen (the
+    /// variant pipeline's): the pipeline path without the processor and without the memory fast path
+    /// (a variant miss has just looked). Throws what ``loadImage(url:options:context:)`` throws.
+    func loadPixels(url: URL, options: WebImageOptions, context: WebImageContext) async throws(WebImageError) -> Image {
+        try await slowLoad(url: url, options: options, context: context, events: nil, memoryChecked: false, optionsProcessed: true)
+            .result.image
+    }
+
     func slowLoad(url: URL, options: WebImageOptions, context: WebImageContext,
                   events: LoadCoalescer<ImageLoadPipeline.Outcome>.EventHandler?, memoryChecked: Bool,
                   optionsProcessed: Bool) async throws(WebImageError) -> ImageLoadPipeline.Outcome {

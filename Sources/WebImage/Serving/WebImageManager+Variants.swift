@@ -88,12 +88,12 @@ extension WebImageManager {
         }
         if options.contains(.fromCacheOnly) { throw WebImageError.notInCache(url: url) }
         let shareKey = variantKey ?? UUID().uuidString
-        let loadOptions = options, loadContext = context
+        let pipeline = VariantPipeline(manager: self, url: url, choice: choice, encoding: encoding, options: options, context: context,
+                                       coders: coders, cache: cache, variantKey: variantKey)
         var joined = false
         let encoded = try await variantCoalescer.run(key: shareKey, cancellation: .cancelled(url: url), refusal: .shutDown(url: url),
                                                      events: nil, joined: { joined = $0 }) { _ async throws(WebImageError) in
-            try await self.encodeVariant(url: url, choice: choice, encoding: encoding, options: loadOptions, context: loadContext,
-                                         coders: coders, cache: cache, variantKey: variantKey)
+            try await pipeline.run()
         }
         report?.joinedEncodeUnderWay = joined
         report?.encodeDuration = encoded.encodeDuration
@@ -186,13 +186,13 @@ extension WebImageManager {
 
     /// A variant from the cache's stored bytes, or `nil` (a miss, an unreadable entry, or bytes
     /// whose format is not recognised or whose size was not stored: the variant is made again).
-    private func storedVariant(forKey key: String, in cache: any ImageCaching) async -> ImageVariant? {
+    func storedVariant(forKey key: String, in cache: any ImageCaching) async -> ImageVariant? {
         guard let stored = try? await cache.cachedData(forKey: key) else { return nil }
         return Self.variant(from: stored)
     }
 
     /// A variant from stored bytes, or `nil` when their format is not recognised or their size was not stored.
-    private static func variant(from stored: CachedData) -> ImageVariant? {
+    static func variant(from stored: CachedData) -> ImageVariant? {
         guard let pixelSize = stored.metadata?.pixelSize else { return nil }
         let format = ImageFormat(sniffing: stored.data)
         guard format != .unknown else { return nil }
@@ -200,114 +200,10 @@ extension WebImageManager {
         return ImageVariant(data: stored.data, format: format, pixelSize: pixelSize, cacheType: .disk, entityTag: tag)
     }
 
-    /// The source's ICC profile (``WebImageOptions/preserveColorProfile``) and EXIF copyright
-    /// (``WebImageOptions/preserveCopyright``) into `encoding`, unless it sets its own, read from the
-    /// original's stored bytes (after the background writes under way, when a load that just
-    /// finished is still writing them); nothing when they are not stored (a cache without disk).
-    private func addSourceMetadata(to encoding: inout EncodeOptions, url: URL, options: WebImageOptions, context: WebImageContext) async {
-        guard let key = originalCacheKey(for: url, absoluteString: url.absoluteString, context: context) else { return }
-        let cache = context.originalCache ?? context.cache ?? self.cache
-        var stored = try? await cache.cachedData(forKey: key)
-        if stored == nil {
-            await backgroundWrites.waitUntilIdle()
-            stored = try? await cache.cachedData(forKey: key)
-        }
-        guard let source = (stored ?? nil)?.data else { return }
-        if options.contains(.preserveColorProfile), encoding.colorProfile == nil { encoding.colorProfile = ICCProfileReader.profile(in: source) }
-        if options.contains(.preserveCopyright), encoding.copyright == nil { encoding.copyright = EXIFCopyright.copyright(in: source) }
-    }
-
-    private func keepInMemory(_ variant: ImageVariant, forKey key: String) {
+    func keepInMemory(_ variant: ImageVariant, forKey key: String) {
         guard config.maxVariantMemoryCost > 0 else { return }
         var kept = variant
         kept.cacheType = .memory
         variantMemory.setValue(kept, forKey: key, cost: variant.data.count)
-    }
-
-    /// The cold path, run once per variant key for all its callers: the variant another process
-    /// stores meanwhile through a shared tier (fleet-wide single flight), else encoded here.
-    private func encodeVariant(url: URL, choice: FormatChoice, encoding: EncodeOptions, options: WebImageOptions,
-                               context: WebImageContext, coders: CoderRegistry, cache: any ImageCaching,
-                               variantKey: String?) async throws(WebImageError) -> EncodedVariant {
-        let storesVariant = context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) && !options.contains(.fromLoaderOnly)
-        guard let variantKey, storesVariant else {
-            return try await makeVariant(url: url, choice: choice, encoding: encoding, options: options, context: context,
-                                         coders: coders, cache: cache, variantKey: variantKey)
-        }
-        if let filled = await cache.beginFill(forKey: variantKey), var variant = Self.variant(from: filled) {
-            counters.add(\.sharedFills)
-            variant.cacheType = .disk
-            if context.storeCacheType.includesMemory { keepInMemory(variant, forKey: variantKey) }
-            return EncodedVariant(variant: variant, encodeDuration: .zero)
-        }
-        do {
-            return try await makeVariant(url: url, choice: choice, encoding: encoding, options: options, context: context,
-                                         coders: coders, cache: cache, variantKey: variantKey)
-        } catch {
-            await cache.abandonFill(forKey: variantKey)
-            throw error
-        }
-    }
-
-    /// Loads the image (pixels), encodes it, stores the bytes.
-    private func makeVariant(url: URL, choice: FormatChoice, encoding: EncodeOptions, options: WebImageOptions,
-                             context: WebImageContext, coders: CoderRegistry, cache: any ImageCaching,
-                             variantKey: String?) async throws(WebImageError) -> EncodedVariant {
-        // The decoded image stays in memory for the other formats of the same size; only its original's
-        // bytes go to disk (the variant's own bytes are what is worth keeping there). A thumbnail's or
-        // transform's pixels would be re-encoded for disk, so they stay in memory only; an image that is
-        // the original (its key is the original's) is stored as its downloaded bytes, as any load does.
-        var imageContext = context
-        if context.derivesCacheKey || options.contains(.preserveColorProfile) {
-            imageContext.storeCacheType = context.storeCacheType.includesMemory ? .memory : .none
-        }
-        var imageOptions = options
-        imageOptions.remove(.waitStoreCache)
-        let keepsMetadata = !options.isDisjoint(with: [.preserveColorProfile, .preserveCopyright])
-        if keepsMetadata { imageOptions.insert(.waitStoreCache) }   // the original's bytes, read next, are on disk
-        let image = try await slowLoad(url: url, options: imageOptions, context: imageContext, events: nil, memoryChecked: false,
-                                       optionsProcessed: true).result.image
-        var encoding = encoding
-        if keepsMetadata { await addSourceMetadata(to: &encoding, url: url, options: options, context: context) }
-        let format = choice.format(for: image, coders: coders)
-        var pixelSize = image.size
-        if let side = encoding.maxPixelSize, side > 0, max(image.width, image.height) > side {
-            pixelSize = PNGCoder.size(of: image.size, fittingSide: side)
-        }
-        let outputLimit = (context.limits ?? config.limits).maxOutputPixels
-        guard pixelSize.width * pixelSize.height <= outputLimit else {
-            throw .encodingFailed(.imageTooLarge(width: pixelSize.width, height: pixelSize.height, limit: outputLimit), url: url)
-        }
-        let data: Data
-        let encodeStarted = ContinuousClock.now
-        do {
-            data = try coders.encode(image, as: format, options: encoding.resolved(for: format))
-        } catch let error as ImageCodingError {
-            throw .encodingFailed(error, url: url)
-        } catch {
-            throw .encodingFailed(.encodingFailed(format: format, reason: "\(error)"), url: url)
-        }
-        let encodeDuration = ContinuousClock.now - encodeStarted
-        let encoded = EncodedVariant(variant: ImageVariant(data: data, format: format, pixelSize: pixelSize, cacheType: .none,
-                                                           entityTag: ImageVariant.entityTag(of: data)),
-                                     encodeDuration: encodeDuration)
-        counters.add(\.encodes)
-        let variant = encoded.variant
-        guard let variantKey else { return encoded }
-        if context.storeCacheType.includesMemory { keepInMemory(variant, forKey: variantKey) }
-        guard context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) else { return encoded }
-        let metadata = DiskCacheMetadata(entityTag: variant.entityTag, pixelSize: variant.pixelSize)
-        let write: @Sendable () async throws -> Void = { try await cache.storeData(data, forKey: variantKey, metadata: metadata) }
-        if options.contains(.waitStoreCache) {
-            do { try await write() } catch { throw .cacheStoreFailed(error as? DiskCacheError ?? .other("\(error)"), url: url) }
-        } else {
-            let observer = observerSlot
-            backgroundWrites.start {
-                do { try await write() } catch {
-                    observer.emit { .diskWriteFailed(key: variantKey, error: error as? DiskCacheError ?? .other("\(error)")) }
-                }
-            }
-        }
-        return encoded
     }
 }

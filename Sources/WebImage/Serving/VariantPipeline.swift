@@ -1,0 +1,123 @@
+import Foundation
+
+/// The cold path of one encoded variant, beside ``ImageLoadPipeline`` (which it uses for the pixels):
+/// made once per variant key for all its callers by ``WebImageManager/loadVariant(url:format:encoding:options:context:)``
+/// after the memory and disk tiers missed. Every decision is made before it starts and handed in as
+/// a value: the options after the manager's options processor, the format choice, the encode
+/// settings, the coders, the cache and the key.
+///
+/// `run()`: the variant another process stores meanwhile through a shared tier (fleet-wide single
+/// flight, ``ImageCaching/beginFill(forKey:)``), else the pixels (``WebImageManager/loadPixels(url:options:context:)``:
+/// the shared download, decoded small), encoded once in the format chosen for them, stored in the
+/// variant memory tier at once and on disk (in the background unless ``WebImageOptions/waitStoreCache``).
+struct VariantPipeline: Sendable {
+    let manager: WebImageManager
+    let url: URL
+    let choice: WebImageManager.FormatChoice
+    let encoding: EncodeOptions
+    /// The options and context after the manager's options processor.
+    let options: WebImageOptions
+    let context: WebImageContext
+    let coders: CoderRegistry
+    let cache: any ImageCaching
+    /// `nil` when the key filter says "cache nothing".
+    let variantKey: String?
+
+    /// The variant, from a fleet's fill or made here.
+    func run() async throws(WebImageError) -> WebImageManager.EncodedVariant {
+        let storesVariant = context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) && !options.contains(.fromLoaderOnly)
+        guard let variantKey, storesVariant else { return try await make() }
+        if let filled = await cache.beginFill(forKey: variantKey), var variant = WebImageManager.variant(from: filled) {
+            manager.counters.add(\.sharedFills)
+            variant.cacheType = .disk
+            if context.storeCacheType.includesMemory { manager.keepInMemory(variant, forKey: variantKey) }
+            return WebImageManager.EncodedVariant(variant: variant, encodeDuration: .zero)
+        }
+        do {
+            return try await make()
+        } catch {
+            await cache.abandonFill(forKey: variantKey)
+            throw error
+        }
+    }
+
+    /// Loads the image (pixels), encodes it, stores the bytes.
+    private func make() async throws(WebImageError) -> WebImageManager.EncodedVariant {
+        // The decoded image stays in memory for the other formats of the same size; only its original's
+        // bytes go to disk (the variant's own bytes are what is worth keeping there). A thumbnail's or
+        // transform's pixels would be re-encoded for disk, so they stay in memory only; an image that is
+        // the original (its key is the original's) is stored as its downloaded bytes, as any load does.
+        var imageContext = context
+        if context.derivesCacheKey || options.contains(.preserveColorProfile) {
+            imageContext.storeCacheType = context.storeCacheType.includesMemory ? .memory : .none
+        }
+        var imageOptions = options
+        imageOptions.remove(.waitStoreCache)
+        let keepsMetadata = !options.isDisjoint(with: [.preserveColorProfile, .preserveCopyright])
+        if keepsMetadata { imageOptions.insert(.waitStoreCache) }   // the original's bytes, read next, are on disk
+        let image = try await manager.loadPixels(url: url, options: imageOptions, context: imageContext)
+        var encoding = encoding
+        if keepsMetadata { await addSourceMetadata(to: &encoding) }
+        let format = choice.format(for: image, coders: coders)
+        var pixelSize = image.size
+        if let side = encoding.maxPixelSize, side > 0, max(image.width, image.height) > side {
+            pixelSize = PNGCoder.size(of: image.size, fittingSide: side)
+        }
+        let outputLimit = (context.limits ?? manager.config.limits).maxOutputPixels
+        guard pixelSize.width * pixelSize.height <= outputLimit else {
+            throw .encodingFailed(.imageTooLarge(width: pixelSize.width, height: pixelSize.height, limit: outputLimit), url: url)
+        }
+        let data: Data
+        let encodeStarted = ContinuousClock.now
+        do {
+            data = try coders.encode(image, as: format, options: encoding.resolved(for: format))
+        } catch let error as ImageCodingError {
+            throw .encodingFailed(error, url: url)
+        } catch {
+            throw .encodingFailed(.encodingFailed(format: format, reason: "\(error)"), url: url)
+        }
+        let encoded = WebImageManager.EncodedVariant(
+            variant: ImageVariant(data: data, format: format, pixelSize: pixelSize, cacheType: .none, entityTag: ImageVariant.entityTag(of: data)),
+            encodeDuration: ContinuousClock.now - encodeStarted)
+        manager.counters.add(\.encodes)
+        try await store(encoded.variant)
+        return encoded
+    }
+
+    /// The variant in the memory tier at once, and on disk as the options say.
+    private func store(_ variant: ImageVariant) async throws(WebImageError) {
+        guard let variantKey else { return }
+        if context.storeCacheType.includesMemory { manager.keepInMemory(variant, forKey: variantKey) }
+        guard context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) else { return }
+        let metadata = DiskCacheMetadata(entityTag: variant.entityTag, pixelSize: variant.pixelSize)
+        let cache = self.cache, data = variant.data
+        let write: @Sendable () async throws -> Void = { try await cache.storeData(data, forKey: variantKey, metadata: metadata) }
+        if options.contains(.waitStoreCache) {
+            do { try await write() } catch { throw .cacheStoreFailed(error as? DiskCacheError ?? .other("\(error)"), url: url) }
+        } else {
+            let observer = manager.observerSlot
+            manager.backgroundWrites.start {
+                do { try await write() } catch {
+                    observer.emit { .diskWriteFailed(key: variantKey, error: error as? DiskCacheError ?? .other("\(error)")) }
+                }
+            }
+        }
+    }
+
+    /// The source's ICC profile (``WebImageOptions/preserveColorProfile``) and EXIF copyright
+    /// (``WebImageOptions/preserveCopyright``) into `encoding`, unless it sets its own, read from the
+    /// original's stored bytes (after the background writes under way, when a load that just
+    /// finished is still writing them); nothing when they are not stored (a cache without disk).
+    private func addSourceMetadata(to encoding: inout EncodeOptions) async {
+        guard let key = manager.originalCacheKey(for: url, absoluteString: url.absoluteString, context: context) else { return }
+        let cache = context.originalCache ?? context.cache ?? manager.cache
+        var stored = try? await cache.cachedData(forKey: key)
+        if stored == nil {
+            await manager.backgroundWrites.waitUntilIdle()
+            stored = try? await cache.cachedData(forKey: key)
+        }
+        guard let source = (stored ?? nil)?.data else { return }
+        if options.contains(.preserveColorProfile), encoding.colorProfile == nil { encoding.colorProfile = ICCProfileReader.profile(in: source) }
+        if options.contains(.preserveCopyright), encoding.copyright == nil { encoding.copyright = EXIFCopyright.copyright(in: source) }
+    }
+}
