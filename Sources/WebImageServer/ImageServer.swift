@@ -187,30 +187,44 @@ public final class ImageServer: Sendable {
         } else if !allows(path.source) {
             return .text(403, "forbidden: the source host is not allowed")
         }
-        guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
-        defer { slots.release() }
-        if parsed.raw || !parsed.skipProcessing.isEmpty, let answer = await sourceBytes(for: parsed, source: source, request: request) {
-            return answer
-        }
         let parameters = VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
                                            watermark: config.watermark, limits: manager.config.limits)
+        let passesSource = parsed.raw || !parsed.skipProcessing.isEmpty
+        // A warm variant is answered before a processing slot is taken: it never waits behind cold
+        // work and is never refused with 429.
+        if !passesSource, let warm = await manager.cachedVariant(url: source, format: parameters.format, encoding: parameters.encoding,
+                                                                 options: parameters.options, context: parameters.context) {
+            metrics.recordCachedResult(warm.cacheType)
+            return response(for: warm, parsed: parsed, source: source, parameters: parameters, request: request)
+        }
+        guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
+        defer { slots.release() }
+        if passesSource, let answer = await sourceBytes(for: parsed, source: source, request: request) {
+            return answer
+        }
         do {
             let variant = try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,
                                                         options: parameters.options, context: parameters.context)
-            var headers: [(name: String, value: String)] = [("ETag", variant.entityTag), ("Cache-Control", cacheControl(for: parsed)),
-                                                             ("Content-Disposition", Self.contentDisposition(for: parsed, source: source,
-                                                                                                             format: variant.format))]
-            if case .automatic = parameters.format { headers.append(("Vary", "Accept")) }
-            if let tags = request.ifNoneMatch, Self.matches(tags, variant.entityTag) {
-                return HTTPResponse(status: 304, headers: headers, body: Data())
-            }
-            return HTTPResponse(status: 200, headers: [("Content-Type", variant.mimeType)] + headers, body: variant.data)
+            return response(for: variant, parsed: parsed, source: source, parameters: parameters, request: request)
         } catch let error as WebImageError {
             let (status, text) = Self.status(for: error)
             return .text(status, text)
         } catch {
             return .text(500, "internal error")
         }
+    }
+
+    /// The answer for a variant: its bytes (or a 304 for its ETag) with the headers a CDN expects.
+    private func response(for variant: ImageVariant, parsed: ProcessingRequest, source: URL, parameters: VariantParameters,
+                          request: HTTPRequest) -> HTTPResponse {
+        var headers: [(name: String, value: String)] = [("ETag", variant.entityTag), ("Cache-Control", cacheControl(for: parsed)),
+                                                         ("Content-Disposition", Self.contentDisposition(for: parsed, source: source,
+                                                                                                         format: variant.format))]
+        if case .automatic = parameters.format { headers.append(("Vary", "Accept")) }
+        if let tags = request.ifNoneMatch, Self.matches(tags, variant.entityTag) {
+            return HTTPResponse(status: 304, headers: headers, body: Data())
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", variant.mimeType)] + headers, body: variant.data)
     }
 
     /// The source's own bytes, for `raw` always and for `skip_processing` when the source's format

@@ -66,6 +66,12 @@ final class ServerMetrics: WebImageObserver {
         forward?.observe(event)
     }
 
+    /// Counts a result answered from a cache tier before any processing slot was taken (the manager
+    /// reports no load for it).
+    func recordCachedResult(_ cacheType: ImageCacheType) {
+        state.withLock { $0.resultsByTier[cacheType == .memory ? "memory" : "disk", default: 0] += 1 }
+    }
+
     /// Counts one answered request.
     func recordRequest(status: Int, bytesOut: Int, duration: Duration) {
         state.withLock { state in

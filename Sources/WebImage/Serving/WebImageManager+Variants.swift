@@ -75,16 +75,9 @@ extension WebImageManager {
         let variantKey = variantCacheKey(for: url, choice: choice, encoding: encoding, context: context, options: options)
         report?.variantKey = variantKey
         let cache = context.cache ?? self.cache
-        if let variantKey, !options.contains(.fromLoaderOnly) {
-            if context.queryCacheType.includesMemory, let variant = variantMemory.value(forKey: variantKey) {
-                counters.add(\.variantMemoryHits)
-                return variant
-            }
-            if context.queryCacheType.includesDisk, let variant = await storedVariant(forKey: variantKey, in: cache) {
-                counters.add(\.variantDiskHits)
-                if context.storeCacheType.includesMemory { keepInMemory(variant, forKey: variantKey) }
-                return variant
-            }
+        if let variantKey, !options.contains(.fromLoaderOnly),
+           let variant = await lookUpVariant(forKey: variantKey, context: context, cache: cache) {
+            return variant
         }
         if options.contains(.fromCacheOnly) { throw WebImageError.notInCache(url: url) }
         let shareKey = variantKey ?? UUID().uuidString
@@ -98,6 +91,41 @@ extension WebImageManager {
         report?.joinedEncodeUnderWay = joined
         report?.encodeDuration = encoded.encodeDuration
         return encoded.variant
+    }
+
+    /// The variant as ``loadVariant(url:format:encoding:options:context:)`` would answer it from the
+    /// memory tier of encoded bytes or the cache's stored bytes, or `nil`: it never loads, decodes or
+    /// encodes anything, and reports nothing to the observer (a miss is not a failure). A server
+    /// answers warm requests with it before taking a processing slot, so they never wait behind cold
+    /// work. The options processor runs as for a load.
+    public func cachedVariant(url: URL, format: VariantFormat = .automatic(accept: nil), encoding: EncodeOptions = EncodeOptions(),
+                              options: WebImageOptions = [], context: WebImageContext = WebImageContext()) async -> ImageVariant? {
+        guard !url.absoluteString.isEmpty, !isShutDown else { return nil }
+        var options = options
+        var context = context
+        if hotFlags.load(ordering: .relaxed) & HotFlag.processesOptions.rawValue != 0 {
+            config.optionsProcessor?(url, &options, &context)
+        }
+        guard !options.contains(.fromLoaderOnly),
+              let key = variantCacheKey(for: url, choice: Self.formatChoice(format, coders: context.coders ?? coders), encoding: encoding,
+                                        context: context, options: options) else { return nil }
+        return await lookUpVariant(forKey: key, context: context, cache: context.cache ?? cache)
+    }
+
+    /// The variant stored under `key` in the memory tier of encoded bytes, else in `cache`'s stored
+    /// bytes (promoted to memory when the context stores there), as the context's query tiers allow.
+    @inline(__always)
+    private func lookUpVariant(forKey key: String, context: WebImageContext, cache: any ImageCaching) async -> ImageVariant? {
+        if context.queryCacheType.includesMemory, let variant = variantMemory.value(forKey: key) {
+            counters.add(\.variantMemoryHits)
+            return variant
+        }
+        if context.queryCacheType.includesDisk, let variant = await storedVariant(forKey: key, in: cache) {
+            counters.add(\.variantDiskHits)
+            if context.storeCacheType.includesMemory { keepInMemory(variant, forKey: key) }
+            return variant
+        }
+        return nil
     }
 
     /// What the encode coalescer shares: the variant, and how long its encode took (for reports).

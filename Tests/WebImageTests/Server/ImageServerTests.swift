@@ -276,6 +276,31 @@ import Testing
         await fixture.stop()
     }
 
+    /// A warm variant (memory or disk) is answered before a processing slot is taken: while cold
+    /// work holds every slot and the queue is full, it is still answered, never with 429.
+    @Test func warmHitsNeverWaitForASlotNorGet429() async throws {
+        let fixture = try ServerFixture { config in
+            config.maxInFlight = 1
+            config.queueLimit = 0
+        }
+        serve(fixture)
+        let warm = "/insecure/w:30/plain/\(fixture.source("/photo.jpg"))@png"
+        #expect(try await fixture.get(warm).status == 200)   // now cached
+        let released = gatedSource(fixture, "/hold.jpg")
+        let held = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/hold.jpg"))").status }
+        try await waitUntil { fixture.server.metrics.inFlight.load(ordering: .relaxed) == 1 }   // the one slot is taken
+        #expect(try await fixture.get("/insecure/w:21/plain/\(fixture.source("/hold.jpg"))").status == 429, "cold work is refused")
+        for _ in 0..<3 {
+            let reply = try await fixture.get(warm)
+            #expect(reply.status == 200 && reply.header("Content-Type") == "image/png", "warm work is answered")
+        }
+        released.open()
+        #expect(try await held.value == 200)
+        let metrics = String(decoding: try await fixture.get("/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("webimage_results_total{tier=\"memory\"} 3"), "the warm answers are counted")
+        await fixture.stop()
+    }
+
     @Test func metricsAreValidPrometheusText() async throws {
         let fixture = try ServerFixture()
         serve(fixture)

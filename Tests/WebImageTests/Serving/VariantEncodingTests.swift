@@ -24,4 +24,22 @@ import WebImageWebP
         let plain = fixture.manager.variantCacheKey(for: url, format: .exactly(.webp), encoding: EncodeOptions(compressionQuality: 0.9))
         #expect(fixture.manager.variantCacheKey(for: url, format: .exactly(.webp), encoding: table) != plain)
     }
+
+    @Test func aCachedVariantComesOnlyFromTheCachesAndReportsNothing() async throws {
+        let fixture = ManagerFixture()
+        let observer = RecordingObserver()
+        fixture.manager.observer = observer
+        let files = TemporaryDirectory()
+        defer { files.remove() }
+        try FileManager.default.createDirectory(at: files.url, withIntermediateDirectories: true)
+        let url = files.url.appendingPathComponent("photo.png")
+        try encodedPicture(width: 60, height: 40, as: .png).write(to: url)
+        let context = WebImageContext(thumbnailPixelSize: PixelSize(width: 30, height: 30))
+        #expect(await fixture.manager.cachedVariant(url: url, format: .exactly(.png), context: context) == nil, "a miss loads nothing")
+        #expect(fixture.manager.statistics.loads == 0 && observer.events.isEmpty, "and reports nothing")
+        let made = try await fixture.manager.loadVariant(url: url, format: .exactly(.png), options: .waitStoreCache, context: context)
+        let cached = await fixture.manager.cachedVariant(url: url, format: .exactly(.png), context: context)
+        #expect(cached?.data == made.data && cached?.cacheType == .memory)
+        #expect(fixture.manager.statistics.encodes == 1)
+    }
 }
