@@ -195,7 +195,7 @@ public final class ImageServer: Sendable {
         if !passesSource, let warm = await manager.cachedVariant(url: source, format: parameters.format, encoding: parameters.encoding,
                                                                  options: parameters.options, context: parameters.context) {
             metrics.recordCachedResult(warm.cacheType)
-            return response(for: warm, parsed: parsed, source: source, parameters: parameters, request: request)
+            return response(for: warm, parsed: parsed, source: source, variesByAccept: parameters.variesByAccept, request: request)
         }
         guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
         defer { slots.release() }
@@ -205,7 +205,7 @@ public final class ImageServer: Sendable {
         do {
             let variant = try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,
                                                         options: parameters.options, context: parameters.context)
-            return response(for: variant, parsed: parsed, source: source, parameters: parameters, request: request)
+            return response(for: variant, parsed: parsed, source: source, variesByAccept: parameters.variesByAccept, request: request)
         } catch let error as WebImageError {
             let (status, text) = Self.status(for: error)
             return .text(status, text)
@@ -215,12 +215,12 @@ public final class ImageServer: Sendable {
     }
 
     /// The answer for a variant: its bytes (or a 304 for its ETag) with the headers a CDN expects.
-    private func response(for variant: ImageVariant, parsed: ProcessingRequest, source: URL, parameters: VariantParameters,
+    private func response(for variant: ImageVariant, parsed: ProcessingRequest, source: URL, variesByAccept: Bool,
                           request: HTTPRequest) -> HTTPResponse {
         var headers: [(name: String, value: String)] = [("ETag", variant.entityTag), ("Cache-Control", cacheControl(for: parsed)),
                                                          ("Content-Disposition", Self.contentDisposition(for: parsed, source: source,
                                                                                                          format: variant.format))]
-        if case .automatic = parameters.format { headers.append(("Vary", "Accept")) }
+        if variesByAccept { headers.append(("Vary", "Accept")) }
         if let tags = request.ifNoneMatch, Self.matches(tags, variant.entityTag) {
             return HTTPResponse(status: 304, headers: headers, body: Data())
         }
@@ -244,12 +244,9 @@ public final class ImageServer: Sendable {
         guard let data = result.data else { return parsed.raw ? .text(500, "internal error: the source's bytes are not kept") : nil }
         let format = ImageFormat(sniffing: data)
         guard parsed.raw || (parsed.skipProcessing.contains(format) && (parsed.format == nil || parsed.format == format)) else { return nil }
-        let tag = ImageVariant.entityTag(of: data)
-        let headers: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", cacheControl(for: parsed)),
-                                                         ("Content-Disposition", Self.contentDisposition(for: parsed, source: source,
-                                                                                                         format: format))]
-        if let tags = request.ifNoneMatch, Self.matches(tags, tag) { return HTTPResponse(status: 304, headers: headers, body: Data()) }
-        return HTTPResponse(status: 200, headers: [("Content-Type", format.mimeType)] + headers, body: data)
+        let bytes = ImageVariant(data: data, format: format, pixelSize: result.image.size, cacheType: result.cacheType,
+                                 entityTag: ImageVariant.entityTag(of: data))
+        return response(for: bytes, parsed: parsed, source: source, variesByAccept: false, request: request)
     }
 
     /// `public, max-age=N`: the configured age, or less when the URL expires sooner (imgproxy's rule).

@@ -156,7 +156,8 @@ struct ProcessingPath: Sendable, Equatable {
 
     /// Decodes base64url with or without `=` padding (the standard alphabet's `+` and `/` are refused).
     static func base64URLDecoded(_ text: String) -> Data? {
-        let unpadded = text.hasSuffix("=") ? String(text.drop { _ in false }.reversed().drop { $0 == "=" }.reversed()) : text
+        var unpadded = Substring(text)
+        while unpadded.hasSuffix("=") { unpadded.removeLast() }
         guard !unpadded.contains("+"), !unpadded.contains("/") else { return nil }
         var base64 = unpadded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)

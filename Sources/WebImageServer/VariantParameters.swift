@@ -12,6 +12,12 @@ struct VariantParameters {
     var options: WebImageOptions = []
     var context = WebImageContext()
 
+    /// Whether the answer depends on the client's `Accept` header (it must say `Vary: Accept`).
+    var variesByAccept: Bool {
+        if case .automatic = format { return true }
+        return false
+    }
+
     /// AVIF's effort, as imgproxy's default (`IMGPROXY_AVIF_SPEED` 9): libavif speed 9 of 10–0, about
     /// twice as fast as libavif's own default (6) for files a few per cent larger.
     static let avifEffort = 0.1

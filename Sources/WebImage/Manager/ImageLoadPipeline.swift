@@ -241,11 +241,10 @@ struct ImageLoadPipeline: Sendable {
         try await storeResultOnDisk(image, data: resultData, metadata: metadata)
     }
 
-    /// `tiers` less memory when the load keeps the source's colour profile: the original's pixels in
-    /// memory are the sRGB ones every other load shares (its bytes on disk are the same for both).
     /// The tiers the original's pixels may come from or go to: not memory when this load wants pixels
     /// other than the upright sRGB ones a memory original holds (a source colour profile, or the
     /// stored orientation), or checks them against limits of its own (a decode of the bytes does).
+    /// The original's bytes on disk are the same for every load.
     private func originalPixelTiers(_ tiers: ImageCacheType) -> ImageCacheType {
         let differs = options.contains(.preserveColorProfile) || !context.appliesOrientation || context.limits != nil
         return differs && tiers.includesMemory ? (tiers.includesDisk ? .disk : .none) : tiers

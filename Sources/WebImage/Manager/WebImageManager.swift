@@ -219,8 +219,6 @@ public final class WebImageManager: Sendable {
                                   optionsProcessed: false).result
     }
 
-    /// A load that is not a plain memory hit: counted, timed and reported to the observer. Kept out
-    /// of ``load(url:options:context:events:)`` so that the memory-hit path stays small.
     /// The pixels of a load whose options the manager's options processor has already seen (the
     /// variant pipeline's): the pipeline path without the processor and without the memory fast path
     /// (a variant miss has just looked). Throws what ``loadImage(url:options:context:)`` throws.
@@ -229,6 +227,8 @@ public final class WebImageManager: Sendable {
             .result.image
     }
 
+    /// A load that is not a plain memory hit: counted, timed and reported to the observer. Kept out
+    /// of ``load(url:options:context:events:)`` so that the memory-hit path stays small.
     func slowLoad(url: URL, options: WebImageOptions, context: WebImageContext,
                   events: LoadCoalescer<ImageLoadPipeline.Outcome>.EventHandler?, memoryChecked: Bool,
                   optionsProcessed: Bool) async throws(WebImageError) -> ImageLoadPipeline.Outcome {
