@@ -60,6 +60,8 @@ let package = Package(
         .target(name: "CWebP", dependencies: ["CLibWebP"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("webp")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
+        // glibc's allocator settings and per-thread nice values, for the server (see MallocTuning.swift, ColdWorkExecutor.swift).
+        .target(name: "CSystemTuning"),
         .target(name: "CPixels"),
         .systemLibrary(name: "CLibMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CHTTPServer", dependencies: ["CLibMicroHTTPD"]),
@@ -92,7 +94,7 @@ let package = Package(
         // library keeps its dependencies as they are).
         .target(
             name: "WebImageServer",
-            dependencies: ["WebImage", "CHTTPServer"],
+            dependencies: ["WebImage", "CHTTPServer", "CSystemTuning"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // A fleet's shared cache tier on Redis over hiredis, a product of its own.
@@ -102,7 +104,7 @@ let package = Package(
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageServer",
-                                                          "WebImageRedis"]),
+                                                          "WebImageRedis", "CSystemTuning"]),
         .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageServer",
                                                           "WebImageRedis", "webimage"],
                     exclude: ["Fixtures"]),

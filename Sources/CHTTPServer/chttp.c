@@ -14,6 +14,7 @@ struct chttp_server {
     struct MHD_Daemon *daemon;
     _Atomic long open_requests;   /* request states allocated and not yet completed */
     chttp_handler handler;
+    chttp_idle_handler idle;
     void *context;
     uint16_t port;
 };
@@ -74,13 +75,14 @@ static void chttp_completed(void *cls, struct MHD_Connection *connection, void *
     chttp_server *server = cls;
     chttp_request *request = *req_cls;
     if (request == NULL) return;
-    atomic_fetch_sub(&server->open_requests, 1);
     if (request->response != NULL) MHD_destroy_response(request->response);
     free(request);
     *req_cls = NULL;
+    if (atomic_fetch_sub(&server->open_requests, 1) == 1 && server->idle != NULL) server->idle(server->context);
 }
 
-chttp_server *chttp_start(const chttp_config *config, chttp_handler handler, void *context, char *error, size_t error_size) {
+chttp_server *chttp_start(const chttp_config *config, chttp_handler handler, chttp_idle_handler idle, void *context,
+                          char *error, size_t error_size) {
     struct sockaddr_storage address;
     memset(&address, 0, sizeof address);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
@@ -104,6 +106,7 @@ chttp_server *chttp_start(const chttp_config *config, chttp_handler handler, voi
         return NULL;
     }
     server->handler = handler;
+    server->idle = idle;
     server->context = context;
     server->daemon = MHD_start_daemon(
         flags, config->port, NULL, NULL, chttp_access, server,

@@ -50,6 +50,8 @@ final class HTTPServer: Sendable {
         let pending = Mutex(Pending())
         /// The requests' tasks run here, not on the cooperative pool (see ``ServerExecutor``).
         let executor = ServerExecutor()
+        /// The drain's waits: for `pending` to empty, and for MHD to have written every answer.
+        let waiters = ConditionWaiters()
 
         init(handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
             self.handler = handler
@@ -59,6 +61,7 @@ final class HTTPServer: Sendable {
         func answer(_ address: UInt, with response: HTTPResponse) {
             guard pending.withLock({ $0.requests.remove(address) != nil }), let request = OpaquePointer(bitPattern: address) else { return }
             Self.send(response, to: request)
+            waiters.notify()
         }
 
         static func send(_ response: HTTPResponse, to request: OpaquePointer) {
@@ -103,7 +106,8 @@ final class HTTPServer: Sendable {
         let started = config.bindAddress.withCString { bind in
             var settings = chttp_config(bind_address: bind, port: config.port, threads: config.threads, connection_limit: config.connectionLimit,
                                         timeout_seconds: config.idleTimeoutSeconds, memory_limit: config.memoryLimit)
-            return chttp_start(&settings, HTTPServer.dispatch, Unmanaged.passUnretained(core).toOpaque(), &error, error.count)
+            return chttp_start(&settings, HTTPServer.dispatch, HTTPServer.idle, Unmanaged.passUnretained(core).toOpaque(),
+                               &error, error.count)
         }
         guard let started else { throw .cannotListen(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
         self.core = core
@@ -131,15 +135,20 @@ final class HTTPServer: Sendable {
         }
     }
 
-    /// Stops accepting connections, waits up to `drain` for the requests under way, answers any left
-    /// with 503, and stops libmicrohttpd. Runs once; later calls return at once.
+    /// Called by libmicrohttpd on its thread when no request is open any more: wakes the drain.
+    private static let idle: chttp_idle_handler = { context in
+        guard let context else { return }
+        Unmanaged<Core>.fromOpaque(context).takeUnretainedValue().waiters.notify()
+    }
+
+    /// Stops accepting connections, waits up to `drain` for the requests under way (woken by each
+    /// answer, not polling), answers any left with 503, waits for MHD to write the answers, and
+    /// stops libmicrohttpd. Runs once; later calls return at once. Not cut short by cancellation.
     func stop(drainingFor drain: Duration) async {
         guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
         chttp_quiesce(handle.server)
-        let deadline = ContinuousClock.now + drain
-        while !core.pending.withLock({ $0.requests.isEmpty }) && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        let core = self.core, handle = self.handle
+        _ = await core.waiters.wait(upTo: drain) { core.pending.withLock { $0.requests.isEmpty } }
         let left = core.pending.withLock { pending in
             defer {
                 pending.requests.removeAll()
@@ -150,12 +159,9 @@ final class HTTPServer: Sendable {
         for address in left {
             if let request = OpaquePointer(bitPattern: address) { Core.send(.text(503, "the server is stopping"), to: request) }
         }
-        // None is suspended any more. Give MHD's threads a moment to write the answers just given
-        // (MHD_stop_daemon closes connections without writing what is queued), then stop.
-        let written = ContinuousClock.now + .seconds(1)
-        while chttp_open_requests(handle.server) > 0 && ContinuousClock.now < written {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        // None is suspended any more. Give MHD's threads up to a second to write the answers just
+        // given (MHD_stop_daemon closes connections without writing what is queued), then stop.
+        _ = await core.waiters.wait(upTo: .seconds(1)) { chttp_open_requests(handle.server) == 0 }
         chttp_stop(handle.server)
         withExtendedLifetime(core) {}
     }
@@ -170,12 +176,15 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     case cannotListen(String)
     /// The configuration is not usable (a key without a salt, a key that is not hex, neither a key nor `unsigned`).
     case invalidConfiguration(String)
+    /// ``ImageServer/run(onListening:)`` was called on a server that runs or ran already.
+    case alreadyRunning
 
     /// One line for logs and the command line.
     public var description: String {
         switch self {
         case .cannotListen(let reason): "cannot listen: \(reason)"
         case .invalidConfiguration(let reason): "invalid configuration: \(reason)"
+        case .alreadyRunning: "the server runs or ran already; a server runs once"
         }
     }
 }

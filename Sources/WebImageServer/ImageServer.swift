@@ -11,29 +11,33 @@ import WebImage
 /// page, with ``ImageServerConfig/servesDemoPage``), and imgproxy paths
 /// (``ProcessingPath``). Errors are short text bodies with the status a CDN understands.
 ///
-/// Concurrency: a lock-based class, not an actor. libmicrohttpd's threads accept and write; each
-/// request runs in a task of its own; a `Mutex` guards the processing slots and their queue.
+/// Lifecycle, the shape swift-service-lifecycle drives: construct it (the configuration is checked
+/// then), then ``run(onListening:)`` it in a task; cancelling that task stops it gracefully, and
+/// `run` returns once the requests under way are answered. Shut the manager down after (it flushes
+/// the disk cache's pending writes).
+///
+/// Where code runs: libmicrohttpd's threads accept, read and write; each request runs in a task of
+/// its own on the server's request executor (``ServerExecutor``); the cold work of a request that
+/// holds a processing slot runs on ``ColdWorkExecutor``'s lower-priority threads. The README's
+/// "Where code runs" table lists every thread.
 public final class ImageServer: Sendable {
-    private let http: HTTPServer
     let manager: WebImageManager
     let config: ImageServerConfig
-    private let signer: ProcessingURLSigner?
     let metrics: ServerMetrics
-    private let slots: ProcessingSlots
-    private let draining = Atomic<Bool>(false)
-    /// Holds the server for the request handler; cleared by ``stop(drainingFor:)`` (the server and
-    /// its handler would otherwise keep each other alive).
-    private let router: Router
+    private let handler: ImageRequestHandler
+    private let state = ServerState()
+    /// The HTTP layer while ``run(onListening:)`` runs.
+    private let http = Mutex<HTTPServer?>(nil)
+    private let hasRun = Atomic<Bool>(false)
 
-    /// The port it listens on.
-    public var port: UInt16 { http.port }
-
-    /// Starts listening and serving. The server observes `manager` for its metrics (forwarding every
-    /// event to the observer `manager` had).
-    /// - Throws: ``ServerError/invalidConfiguration(_:)`` for a key or salt that is not hex;
-    ///   ``ServerError/cannotListen(_:)`` when the address cannot be bound.
+    /// Checks the configuration and prepares the server; it listens once ``run(onListening:)`` runs.
+    /// Nothing is changed on `manager`: the server's metrics are added as an observer while it runs
+    /// (``WebImage/WebImageManager/addObserver(_:)``), beside the manager's own.
+    /// - Throws: ``ServerError/invalidConfiguration(_:)`` for a key or salt that is not hex, or a
+    ///   preset that is not valid.
     public init(manager: WebImageManager, config: ImageServerConfig) throws(ServerError) {
         try Self.checkPresets(config)
+        let signer: ProcessingURLSigner?
         switch config.signing {
         case .signed(let key, let salt):
             do throws(ProcessingURLSigner.InvalidKey) {
@@ -45,26 +49,43 @@ public final class ImageServer: Sendable {
         }
         self.manager = manager
         self.config = config
-        metrics = ServerMetrics(forwardingTo: manager.observer)
-        slots = ProcessingSlots(limit: config.maxInFlight, queueLimit: config.queueLimit, metrics: metrics)
-        let router = Router()
-        self.router = router
-        http = try HTTPServer(config: HTTPServer.Config(bindAddress: config.bindAddress, port: config.port,
-                                                        idleTimeoutSeconds: UInt32(config.idleTimeoutSeconds))) { request in
-            await router.handle(request)
-        }
-        manager.observer = metrics
-        router.server.withLock { $0 = self }
+        metrics = ServerMetrics()
+        handler = ImageRequestHandler(manager: manager, config: config, signer: signer, metrics: metrics,
+                                      slots: ProcessingSlots(limit: config.maxInFlight, queueLimit: config.queueLimit, metrics: metrics),
+                                      state: state, coldWork: .shared)
     }
 
-    /// Stops accepting connections (`/health` answers 503 from now on), lets the requests under way
-    /// finish for up to `drain` (default ``ImageServerConfig/drainTimeout``), answers any left with
-    /// 503, and stops listening. The manager is left running: shut it down after (it flushes the disk
-    /// cache's pending writes).
-    public func stop(drainingFor drain: Duration? = nil) async {
-        draining.store(true, ordering: .relaxed)
-        await http.stop(drainingFor: drain ?? config.drainTimeout)
-        router.server.withLock { $0 = nil }
+    /// The port it listens on while it runs (the configured one, or the free one picked for port
+    /// 0); `nil` before ``run(onListening:)`` listens.
+    public var port: UInt16? {
+        let port = state.port
+        return port == 0 ? nil : port
+    }
+
+    /// Listens and serves until the calling task is cancelled; then stops accepting (`/health`
+    /// answers 503), lets the requests under way finish for up to ``ImageServerConfig/drainTimeout``,
+    /// answers any left with 503, stops listening and returns. The drain is not cut short by the
+    /// cancellation that started it. A server runs once.
+    /// - Parameter onListening: called once with the port, as soon as the server listens (before
+    ///   any request is answered); default: nothing.
+    /// - Throws: ``ServerError/cannotListen(_:)`` when the address cannot be bound;
+    ///   ``ServerError/alreadyRunning`` when the server runs or ran already.
+    public func run(onListening: @Sendable (UInt16) -> Void = { _ in }) async throws(ServerError) {
+        guard !hasRun.exchange(true, ordering: .relaxed) else { throw .alreadyRunning }
+        let handler = self.handler
+        let http = try HTTPServer(config: HTTPServer.Config(bindAddress: config.bindAddress, port: config.port,
+                                                            idleTimeoutSeconds: UInt32(config.idleTimeoutSeconds))) { request in
+            await handler.handle(request)
+        }
+        let registration = manager.addObserver(metrics)
+        defer { registration.cancel() }
+        self.http.withLock { $0 = http }
+        state.listens(on: http.port)
+        onListening(http.port)
+        await waitForCancellation()
+        state.startDraining()
+        await http.stop(drainingFor: config.drainTimeout)
+        self.http.withLock { $0 = nil }
     }
 
     /// Applies every preset to an empty request, so a bad one stops the server at start (as imgproxy refuses to start).
@@ -84,229 +105,6 @@ public final class ImageServer: Sendable {
         }
     }
 
-    /// Requests being processed or waiting.
-    var pendingRequests: Int { http.pendingCount }
-
-    // MARK: Requests
-
-    /// Reaches the server from the handler, which is made before the server: set at the end of `init`.
-    private final class Router: Sendable {
-        let server = Mutex<ImageServer?>(nil)
-
-        func handle(_ request: HTTPRequest) async -> HTTPResponse {
-            guard let server = server.withLock({ $0 }) else { return .text(503, "starting") }
-            let started = ContinuousClock.now
-            let response = await server.respond(to: request)
-            server.metrics.recordRequest(status: response.status, bytesOut: response.body.count, duration: .now - started)
-            return response
-        }
-    }
-
-    func respond(to request: HTTPRequest) async -> HTTPResponse {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return .text(405, "only GET and HEAD", headers: [("Allow", "GET, HEAD")])
-        }
-        switch request.path {
-        case "/health":
-            return draining.load(ordering: .relaxed) ? .text(503, "draining") : .text(200, "ok")
-        case "/metrics":
-            return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                                body: Data(metrics.render().utf8))
-        case "/", "/index.html":
-            guard servesDemo else { return .text(404, "not found") }
-            let page = DemoPage.html(signature: signer == nil ? "insecure" : nil, sampleBase: sampleBase, signer: signer)
-            return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")],
-                                body: Data(page.utf8))
-        case "/favicon.ico", "/robots.txt":
-            return .text(404, "not found")
-        default:
-            if request.path.hasPrefix("/samples/") { return sample(named: String(request.path.dropFirst("/samples/".count))) }
-            return await image(for: request)
-        }
-    }
-
-    private var servesDemo: Bool { config.servesDemoPage }
-
-    /// Where the demo page's sources live: this server's own `/samples/` route.
-    private var sampleBase: String {
-        let host = config.bindAddress == "0.0.0.0" || config.bindAddress == "::" ? "127.0.0.1"
-            : config.bindAddress.contains(":") ? "[\(config.bindAddress)]" : config.bindAddress
-        return "http://\(host):\(port)/samples/"
-    }
-
-    /// Whether the server may fetch `source`: a host ``ImageServerConfig/allowedHosts`` allows, or
-    /// one of the demo page's own samples while the page is served.
-    private func allows(_ source: URL) -> Bool {
-        if config.allows(host: source.host ?? "") { return true }
-        let text = source.absoluteString
-        return servesDemo && text.hasPrefix(sampleBase) && DemoPage.samples.contains(String(text.dropFirst(sampleBase.count)))
-    }
-
-    /// A sample the demo page shows: only the names it lists, from the configured folder.
-    private func sample(named name: String) -> HTTPResponse {
-        guard servesDemo, DemoPage.samples.contains(name), let directory = config.demoSamplesDirectory,
-              let data = try? Data(contentsOf: directory.appendingPathComponent(name)) else { return .text(404, "not found") }
-        return HTTPResponse(status: 200, headers: [("Content-Type", ImageFormat(sniffing: data).mimeType), ("Cache-Control", "no-cache")],
-                            body: data)
-    }
-
-    /// An image URL: the path taken apart and its signature checked before any option is parsed
-    /// (an unsigned caller cannot probe the parser), then the options, the source's host, a
-    /// processing slot, and the variant.
-    private func image(for request: HTTPRequest) async -> HTTPResponse {
-        let path: ProcessingPath
-        do {
-            path = try ProcessingPath(path: request.path)
-        } catch {
-            return .text(400, "bad request: \(error.reason)")
-        }
-        if let signer {
-            guard signer.isValid(path.signature, for: path.signedPath) else { return .text(403, "forbidden: bad signature") }
-        } else if path.signature.contains(":") {
-            return .text(403, "forbidden: the signature segment looks like a processing option; every URL starts with /<signature>/")
-        }
-        let parsed: ProcessingRequest
-        do {
-            parsed = try ProcessingRequest(path: path, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions)
-        } catch let error as ProcessingPath.Invalid {
-            return .text(400, "bad request: \(error.reason)")
-        } catch let error as ProcessingRequest.Forbidden {
-            return .text(403, "forbidden: \(error.reason)")
-        } catch {
-            return .text(404, "not found: the URL has expired")
-        }
-        var source = path.source
-        if source.scheme?.lowercased() == "local" {
-            do throws(LocalSource.Refusal) {
-                source = try LocalSource.fileURL(for: source, root: config.localRoot)
-            } catch .disabled {
-                return .text(403, "forbidden: local sources are not enabled on this server")
-            } catch {
-                return .text(404, "not found: the local path leads outside the local root")
-            }
-        } else if !allows(path.source) {
-            return .text(403, "forbidden: the source host is not allowed")
-        }
-        let parameters = VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
-                                           watermark: config.watermark, limits: manager.config.limits)
-        let passesSource = parsed.raw || !parsed.skipProcessing.isEmpty
-        // A warm variant is answered before a processing slot is taken: it never waits behind cold
-        // work and is never refused with 429.
-        if !passesSource, let warm = await manager.cachedVariant(url: source, format: parameters.format, encoding: parameters.encoding,
-                                                                 options: parameters.options, context: parameters.context) {
-            metrics.recordCachedResult(warm.cacheType)
-            return response(for: warm, parsed: parsed, source: source, variesByAccept: parameters.variesByAccept, request: request)
-        }
-        guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
-        defer { slots.release() }
-        if passesSource, let answer = await sourceBytes(for: parsed, source: source, request: request) {
-            return answer
-        }
-        do {
-            let variant = try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,
-                                                        options: parameters.options, context: parameters.context)
-            return response(for: variant, parsed: parsed, source: source, variesByAccept: parameters.variesByAccept, request: request)
-        } catch let error as WebImageError {
-            let (status, text) = Self.status(for: error)
-            return .text(status, text)
-        } catch {
-            return .text(500, "internal error")
-        }
-    }
-
-    /// The answer for a variant: its bytes (or a 304 for its ETag) with the headers a CDN expects.
-    private func response(for variant: ImageVariant, parsed: ProcessingRequest, source: URL, variesByAccept: Bool,
-                          request: HTTPRequest) -> HTTPResponse {
-        var headers: [(name: String, value: String)] = [("ETag", variant.entityTag), ("Cache-Control", cacheControl(for: parsed)),
-                                                         ("Content-Disposition", Self.contentDisposition(for: parsed, source: source,
-                                                                                                         format: variant.format))]
-        if variesByAccept { headers.append(("Vary", "Accept")) }
-        if let tags = request.ifNoneMatch, Self.matches(tags, variant.entityTag) {
-            return HTTPResponse(status: 304, headers: headers, body: Data())
-        }
-        return HTTPResponse(status: 200, headers: [("Content-Type", variant.mimeType)] + headers, body: variant.data)
-    }
-
-    /// The source's own bytes, for `raw` always and for `skip_processing` when the source's format
-    /// is listed and no other format is asked for; `nil` when the request is to be processed. The
-    /// source is loaded through the manager (shared download, cached, checked as an image within
-    /// the limits) with its bytes.
-    private func sourceBytes(for parsed: ProcessingRequest, source: URL, request: HTTPRequest) async -> HTTPResponse? {
-        let result: ImageResult
-        do {
-            result = try await manager.loadImage(url: source, options: [.queryMemoryData])
-        } catch let error as WebImageError {
-            let (status, text) = Self.status(for: error)
-            return .text(status, text)
-        } catch {
-            return .text(500, "internal error")
-        }
-        guard let data = result.data else { return parsed.raw ? .text(500, "internal error: the source's bytes are not kept") : nil }
-        let format = ImageFormat(sniffing: data)
-        guard parsed.raw || (parsed.skipProcessing.contains(format) && (parsed.format == nil || parsed.format == format)) else { return nil }
-        let bytes = ImageVariant(data: data, format: format, pixelSize: result.image.size, cacheType: result.cacheType,
-                                 entityTag: ImageVariant.entityTag(of: data))
-        return response(for: bytes, parsed: parsed, source: source, variesByAccept: false, request: request)
-    }
-
-    /// `public, max-age=N`: the configured age, or less when the URL expires sooner (imgproxy's rule).
-    private func cacheControl(for request: ProcessingRequest) -> String {
-        var age = config.cacheMaxAge
-        if request.expires > 0 {
-            let left = Int(Double(request.expires) - Date().timeIntervalSince1970)
-            if left > 0 { age = min(age, left) }
-        }
-        return "public, max-age=\(age)"
-    }
-
-    /// imgproxy's `Content-Disposition`: `inline` (or `attachment` with `return_attachment`) and a
-    /// file name: the `filename` option, else the source URL's last path component without its
-    /// extension (`image` when empty), with the output format's extension; quotes escaped as `%22`.
-    static func contentDisposition(for request: ProcessingRequest, source: URL, format: ImageFormat) -> String {
-        var stem = request.filename ?? ""
-        if stem.isEmpty {
-            // The last path segment of the URL as written (its query included, as imgproxy takes it).
-            let text = source.absoluteString
-            let afterScheme = text.range(of: "://").map { text[$0.upperBound...] } ?? Substring(text)
-            let path = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? ""
-            let last = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? path
-            stem = String(last.lastIndex(of: ".").map { last[..<$0] } ?? last)
-        }
-        if stem.isEmpty { stem = "image" }
-        let name = stem.replacingOccurrences(of: "\"", with: "%22").filter { !$0.isNewline && $0 != "\r" }
-        let fileExtension = format == .jpeg ? "jpg" : format.rawValue
-        return "\(request.returnsAttachment ? "attachment" : "inline"); filename=\"\(name).\(fileExtension)\""
-    }
-
-    /// Whether an `If-None-Match` header names `tag` (a list, `*`, or weak forms).
-    static func matches(_ header: String, _ tag: String) -> Bool {
-        header.split(separator: ",").contains { candidate in
-            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
-            return trimmed == "*" || trimmed == tag || trimmed == "W/" + tag
-        }
-    }
-
-    /// The status a CDN understands for each failure, and a short text without internals.
-    static func status(for error: WebImageError) -> (Int, String) {
-        switch error {
-        case .invalidURL, .unsupportedOption: (400, "bad request")
-        case .sourceRefused: (403, "forbidden: the source address is refused")
-        case .badStatusCode(404, _, _), .badStatusCode(410, _, _): (404, "the source was not found")
-        case .badStatusCode(let code, _, _): (502, "the source answered \(code)")
-        case .responseTooLarge: (413, "the source is too large")
-        case .unacceptableContentType, .decodingFailed(.unsupportedFormat, _): (415, "the source is not an image")
-        case .decodingFailed(.imageTooLarge, _), .encodingFailed(.imageTooLarge, _): (413, "the image is too large")
-        case .transformFailed: (422, "the image cannot be processed as asked (the result would be too large, or nothing would be left)")
-        case .decodingFailed, .emptyResponse: (422, "the image cannot be decoded")
-        case .encodingFailed(.unsupportedEncoding, _): (415, "the output format cannot be written")
-        case .encodingFailed: (500, "the image cannot be encoded")
-        case .timedOut: (504, "the source timed out")
-        case .blockedURL: (404, "the source failed recently and is not fetched again for a while")
-        case .transport(let error, _) where [.fileDoesNotExist, .fileIsDirectory, .noPermissionsToReadFile].contains(error.code):
-            (404, "the source was not found")   // a local:/// source that is missing, a folder, or unreadable
-        case .truncatedResponse, .transport, .tooManyRedirects, .rejected, .notModified: (502, "the source failed")
-        case .cancelled, .shutDown: (503, "the server is stopping")
-        case .notInCache, .cacheStoreFailed: (500, "internal error")
-        }
-    }
+    /// Requests handed to the handler and not yet answered (0 when not running).
+    var pendingRequests: Int { http.withLock { $0?.pendingCount ?? 0 } }
 }

@@ -4,7 +4,7 @@ import WebImage
 
 /// The server's counters and latency histograms, rendered in the Prometheus text format (version
 /// 0.0.4) at `/metrics`. It observes the manager (``WebImageObserver``) for the stages of each load
-/// and forwards every event to the observer the manager had before, if any.
+/// while the server runs (added beside the manager's own observers, which it leaves alone).
 final class ServerMetrics: WebImageObserver {
     /// Upper bounds of the latency buckets, in seconds.
     static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -32,14 +32,9 @@ final class ServerMetrics: WebImageObserver {
     }
 
     private let state = Mutex(State())
-    private let forward: (any WebImageObserver)?
     /// Requests being processed, and waiting for a slot (read at render time).
     let inFlight = Atomic<Int>(0)
     let queued = Atomic<Int>(0)
-
-    init(forwardingTo observer: (any WebImageObserver)?) {
-        forward = observer
-    }
 
     func observe(_ event: WebImageEvent) {
         switch event {
@@ -63,7 +58,6 @@ final class ServerMetrics: WebImageObserver {
         default:
             break
         }
-        forward?.observe(event)
     }
 
     /// Counts a result answered from a cache tier before any processing slot was taken (the manager

@@ -17,8 +17,14 @@ struct ServeCommand {
     var allowedHosts: [String] = []
     var sourcePolicy = SourceAddressPolicy.standard
     var redis = RedisArguments()
-    /// The memory tier's limit in bytes of decoded pixels; nil: the cache's default (20 % of RAM, at most 512 MiB).
-    var memoryLimit: Int?
+    /// The memory tier of decoded pixels, in bytes; default 0: none. A server reuses encoded variants
+    /// (their own tier below), rarely the decoded pixels of a source, and a decoded tier filled to the
+    /// library's default for apps (20 % of RAM, at most 512 MiB) was most of a cold server's memory.
+    var memoryLimit = 0
+    /// The memory tier of encoded variants, in bytes; default 64 MiB.
+    var variantMemoryLimit = 64 << 20
+    /// glibc arenas (`mallopt(M_ARENA_MAX)`); default ``MallocTuning/defaultArenas``.
+    var mallocArenas = MallocTuning.defaultArenas
     /// `--preset NAME=OPTIONS` and the lines of `--presets-file`, in order (a later one wins).
     var presets: [String: [String]] = [:]
     var allowsSecurityOptions = false
@@ -75,6 +81,16 @@ struct ServeCommand {
                     return .failure("--memory-limit needs a number of MiB (0: no memory tier)")
                 }
                 command.memoryLimit = megabytes << 20
+            case "--variant-memory-limit":
+                guard let text = cursor.next(), let megabytes = Int(text), megabytes >= 0 else {
+                    return .failure("--variant-memory-limit needs a number of MiB (0: no memory tier of variants)")
+                }
+                command.variantMemoryLimit = megabytes << 20
+            case "--malloc-arenas":
+                guard let text = cursor.next(), let count = Int(text), (1...64).contains(count) else {
+                    return .failure("--malloc-arenas needs a number from 1 to 64")
+                }
+                command.mallocArenas = count
             case "--preset":
                 guard let text = cursor.next() else { return .failure("--preset needs NAME=OPTION/OPTION/...") }
                 switch Self.addPreset(text, to: &command.presets) {
@@ -147,15 +163,15 @@ struct ServeCommand {
     }
 
     func serve() async -> Int32 {
+        MallocTuning.applyServerSettings(arenas: mallocArenas, environment: ProcessInfo.processInfo.environment)
         var cacheConfig = ImageCacheConfig()
-        if let memoryLimit {
-            cacheConfig.maxMemoryCost = max(memoryLimit, 1)
-            cacheConfig.shouldCacheImagesInMemory = memoryLimit > 0
-        }
+        cacheConfig.maxMemoryCost = max(memoryLimit, 1)
+        cacheConfig.shouldCacheImagesInMemory = memoryLimit > 0
         let cache = redis.cache(over: cacheDirectory.map { ImageCache(directory: $0, config: cacheConfig) }
                                 ?? ImageCache(namespace: "default", config: cacheConfig))
         let downloader = Downloader(config: DownloaderConfig(sourceAddressPolicy: sourcePolicy))
-        let manager = WebImageManager(cache: cache, loader: localRoot == nil ? downloader : LoadersManager(loaders: [downloader, FileLoader()]))
+        let manager = WebImageManager(cache: cache, loader: localRoot == nil ? downloader : LoadersManager(loaders: [downloader, FileLoader()]),
+                                      config: WebImageManagerConfig(maxVariantMemoryCost: variantMemoryLimit, variantMemoryAdmission: .whenReused))
         let signing: ImageServerConfig.Signing = keyHex.map { .signed(keyHex: $0, saltHex: saltHex ?? "") } ?? .unsigned
         var config = ImageServerConfig(bindAddress: bind, port: port, signing: signing, allowedHosts: allowedHosts, servesDemoPage: demo || (signing == .unsigned && sourcePolicy != .publicOnly),
                                        demoSamplesDirectory: DemoCommand.samplesDirectory())
@@ -180,8 +196,20 @@ struct ServeCommand {
             Console.error("webimage serve: \(error)\n")
             return 1
         }
+        let listening = AsyncStream<UInt16>.makeStream()
+        let running = Task {
+            try await server.run { port in
+                listening.continuation.yield(port)
+                listening.continuation.finish()
+            }
+        }
+        var ports = listening.stream.makeAsyncIterator()
+        guard let port = await ports.next() else {
+            if case .failure(let error) = await running.result { Console.error("webimage serve: \(error)\n") }
+            return 1
+        }
         let host = bind.contains(":") ? "[\(bind)]" : bind
-        let base = "http://\(host):\(server.port)"
+        let base = "http://\(host):\(port)"
         if signing == .unsigned {
             Console.error("""
                 webimage serve: WARNING: serving UNSIGNED URLs: anyone who reaches \(base) can make it fetch and process \
@@ -195,7 +223,8 @@ struct ServeCommand {
         Console.flush()
         await Signals.waitForTermination()
         Console.error("webimage serve: stopping (draining requests under way)\n")
-        await server.stop()
+        running.cancel()
+        _ = await running.result
         await manager.shutdown()
         Console.error("webimage serve: stopped\n")
         return 0

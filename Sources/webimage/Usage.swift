@@ -50,14 +50,17 @@ enum Usage {
 
            webimage serve [--bind 127.0.0.1] [--port 8080] [--cache-dir DIR] [--key HEX --salt HEX | --unsigned]
                           [--max-inflight N] [--queue N] [--allow-host PATTERN]... [--source-policy default|public-only]
-                          [--memory-limit MIB] [--demo] [--redis URL]... [--redis-namespace NAME]
+                          [--memory-limit MIB] [--variant-memory-limit MIB] [--malloc-arenas N] [--demo]
+                          [--redis URL]... [--redis-namespace NAME]
                                         an image server for imgproxy-style URLs on libmicrohttpd, until Ctrl-C or
                                         SIGTERM (then it drains, flushes the cache and exits 0); see the README
       --key, --salt   imgproxy's URL signature key and salt, in hex; without them --unsigned must be said
       --max-inflight  requests processed at once (default twice the cores); --queue N more wait (default 64),
                       the rest get 429
       --allow-host P  source hosts allowed (example.com, *.example.com; repeatable; default any)
-      --memory-limit  the memory tier of decoded pixels, in MiB (default 20 % of RAM, at most 512)
+      --memory-limit  the memory tier of decoded pixels, in MiB (default 0: none; a server reuses encoded
+                      variants); --variant-memory-limit MIB: the memory tier of encoded variants (default 64)
+      --malloc-arenas glibc allocator arenas (default 2; MALLOC_ARENA_MAX in the environment wins)
       --demo          serve the demo page at / (also with --unsigned, unless --source-policy public-only)
 
            webimage cache stats [DIR | --cache-dir DIR]   entries and bytes of a disk cache directory

@@ -40,6 +40,10 @@ typedef struct {
 
 typedef void (*chttp_handler)(void *context, chttp_request *request, const chttp_request_info *info);
 
+/* Called on an MHD thread each time the count of open requests (chttp_open_requests) drops to 0:
+ * every answer given has been written, or its client is gone. Must not block. */
+typedef void (*chttp_idle_handler)(void *context);
+
 typedef struct {
     const char *bind_address;   /* an IPv4 or IPv6 literal */
     uint16_t port;              /* 0: a free port */
@@ -49,8 +53,10 @@ typedef struct {
     size_t memory_limit;        /* per connection: request line and headers */
 } chttp_config;
 
-/* Starts listening; NULL with a message in `error` when it cannot (address in use, bad address). */
-chttp_server *chttp_start(const chttp_config *config, chttp_handler handler, void *context, char *error, size_t error_size);
+/* Starts listening; NULL with a message in `error` when it cannot (address in use, bad address).
+ * `idle` may be NULL. */
+chttp_server *chttp_start(const chttp_config *config, chttp_handler handler, chttp_idle_handler idle, void *context,
+                          char *error, size_t error_size);
 
 /* The port it listens on. */
 uint16_t chttp_port(const chttp_server *server);

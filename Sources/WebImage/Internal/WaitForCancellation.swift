@@ -1,6 +1,6 @@
 /// Suspends until the calling task is cancelled (at once if it already is), holding no thread:
 /// the body of a `run()` that has no background work of its own.
-func waitForCancellation() async {
+package func waitForCancellation() async {
     let gate = CancellationGate()
     await withTaskCancellationHandler {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in gate.wait(continuation) }

@@ -87,9 +87,10 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
     ///   - cancellation: what this caller gets when its task is cancelled or the work is cancelled.
     ///   - refusal: what this caller gets once the coalescer is closed (``close()``).
     ///   - joined: called (before waiting) with whether this caller joined work under way.
+    ///   - executor: where `work` runs when this call starts it; `nil`: the global concurrent executor.
     /// - Throws: the work's error, `cancellation`, or `refusal`.
     func run(key: String, cancellation: WebImageError, refusal: WebImageError, events: EventHandler?, joined: (Bool) -> Void,
-             work: @escaping Work) async throws(WebImageError) -> Success {
+             executor: (any TaskExecutor)? = nil, work: @escaping Work) async throws(WebImageError) -> Success {
         let registered = state.withLock { state -> (UInt64, UInt64, Bool)? in
             guard !state.isClosed else { return nil }
             state.sequence += 1
@@ -107,7 +108,7 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
         }
         guard let (generation, id, starts) = registered else { throw refusal }
         joined(!starts)
-        if starts { start(work, generation: generation) }
+        if starts { start(work, generation: generation, executor: executor) }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: Continuation) in
@@ -174,8 +175,8 @@ final class LoadCoalescer<Success: Sendable>: Sendable {
         }
     }
 
-    private func start(_ work: @escaping Work, generation: UInt64) {
-        let task = Task {
+    private func start(_ work: @escaping Work, generation: UInt64, executor: (any TaskExecutor)?) {
+        let task = Task(executorPreference: executor) {
             let outcome: Result<Success, WebImageError>
             do throws(WebImageError) {
                 outcome = .success(try await work { [weak self] event in self?.emit(event, generation: generation) })

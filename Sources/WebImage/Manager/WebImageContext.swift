@@ -37,6 +37,7 @@ public struct WebImageContext: Sendable {
         var responseModifier: ResponseModifier?
         var decryptor: DataDecryptor?
         var httpHeaders: [String: String] = [:]
+        var workExecutor: (any TaskExecutor)?
     }
 
     /// Immutable storage of ``Values`` and what the hot path asks of them.
@@ -188,6 +189,16 @@ public struct WebImageContext: Sendable {
     public var httpHeaders: [String: String] {
         get { box.values.httpHeaders }
         set { update { $0.httpHeaders = newValue } }
+    }
+
+    /// The executor the work this call starts runs on: its download's handling, decode, transform
+    /// and encode, which the manager runs in a task of its own, shared by every caller that joins it
+    /// (an unstructured task does not inherit the caller's task executor preference, so it would
+    /// run on the global concurrent executor). Callers that join work under way share it where it
+    /// runs. Not part of any key. Default `nil`: the global concurrent executor.
+    public var workExecutor: (any TaskExecutor)? {
+        get { box.values.workExecutor }
+        set { update { $0.workExecutor = newValue } }
     }
 
     /// Creates a context with every property at its documented default (shared, so it costs nothing).

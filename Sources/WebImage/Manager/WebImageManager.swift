@@ -110,16 +110,33 @@ public final class WebImageManager: Sendable {
     /// Receives every load's ``ImageLoadReport`` and, set here, the events of this manager's cache
     /// (when it is an ``ImageCache`` or a ``LayeredImageCaching``) and downloader (a ``Downloader``, or those of a
     /// ``LoadersManager``) too; default `nil`. See ``WebImageObserver``.
+    /// Observers added with ``addObserver(_:)`` stay when it changes.
     public var observer: (any WebImageObserver)? {
         get { observerSlot.current }
-        set {
-            settings.withLock { _ in   // the slot and its flag change together
-                observerSlot.current = newValue
-                setHotFlag(.observed, newValue != nil)
-            }
-            imageCache?.observer = newValue
-            (loader as? any ObservableLoader)?.setObserver(newValue)
+        set { changeObservers { $0.current = newValue } }
+    }
+
+    /// Adds an observer beside ``observer`` and any added before: each receives every event (an
+    /// image server's metrics beside an app's logging). It stays until the returned registration's
+    /// ``ObserverRegistration/cancel()``.
+    public func addObserver(_ observer: any WebImageObserver) -> ObserverRegistration {
+        var added: UInt64 = 0
+        changeObservers { added = $0.add(observer) }
+        let id = added
+        return ObserverRegistration { [weak self] in self?.changeObservers { $0.remove(id) } }
+    }
+
+    /// Changes the observers; the hot flag, the cache's and the loader's observer follow (the cache
+    /// and the loader get a forwarder to every observer of the manager, or none).
+    private func changeObservers(_ change: (ObserverSlot) -> Void) {
+        let observed = settings.withLock { _ in   // the slot and its flag change together
+            change(observerSlot)
+            setHotFlag(.observed, observerSlot.isObserved)
+            return observerSlot.isObserved
         }
+        let forwarder = observed ? observerSlot.forwarder : nil
+        imageCache?.observer = forwarder
+        (loader as? any ObservableLoader)?.setObserver(forwarder)
     }
 
     // MARK: Loading
@@ -310,7 +327,8 @@ public final class WebImageManager: Sendable {
         defer { report.joinedLoadUnderWay = joined }
         let blocksFailures = context.limits == nil
         return try await coalescer.run(key: shareKey, cancellation: .cancelled(url: url), refusal: .shutDown(url: url), events: events,
-                                       joined: { joined = $0; if $0 { counters.add(\.joins) } }) { (emit) async throws(WebImageError) in
+                                       joined: { joined = $0; if $0 { counters.add(\.joins) } },
+                                       executor: context.workExecutor) { (emit) async throws(WebImageError) in
             do throws(WebImageError) {
                 let outcome = try await pipeline.run(emit: emit)
                 if retriesFailed { blocklist.remove(url) }

@@ -23,6 +23,9 @@ public struct WebImageManagerConfig: Sendable {
     /// the manager keeps in memory, least recently used dropped first; a variant over a tenth of it
     /// is served from disk only; default 64 MiB; 0 keeps none in memory.
     public var maxVariantMemoryCost: Int
+    /// When a new variant enters that memory tier; default ``VariantMemoryAdmission/whenEncoded``
+    /// (an image server wants ``VariantMemoryAdmission/whenReused``).
+    public var variantMemoryAdmission: VariantMemoryAdmission
     /// Bounds on source bytes, source pixels, animation frames and output pixels; default `ImageLimits()`.
     public var limits: ImageLimits
 
@@ -30,13 +33,14 @@ public struct WebImageManagerConfig: Sendable {
     public init(optionsProcessor: OptionsProcessor? = nil, shouldDownload: (@Sendable (URL) -> Bool)? = nil,
                 failedURLBlockDuration: Duration = .seconds(600), retryPolicy: RetryPolicy? = nil,
                 partialImageInterval: Duration = .milliseconds(100), maxVariantMemoryCost: Int = 64 << 20,
-                limits: ImageLimits = ImageLimits()) {
+                variantMemoryAdmission: VariantMemoryAdmission = .whenEncoded, limits: ImageLimits = ImageLimits()) {
         self.optionsProcessor = optionsProcessor
         self.shouldDownload = shouldDownload
         self.failedURLBlockDuration = failedURLBlockDuration
         self.retryPolicy = retryPolicy
         self.partialImageInterval = partialImageInterval
         self.maxVariantMemoryCost = maxVariantMemoryCost
+        self.variantMemoryAdmission = variantMemoryAdmission
         self.limits = limits
     }
 }

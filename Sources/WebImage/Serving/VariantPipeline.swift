@@ -9,7 +9,7 @@ import Foundation
 /// `run()`: the variant another process stores meanwhile through a shared tier (fleet-wide single
 /// flight, ``ImageCaching/beginFill(forKey:)``), else the pixels (``WebImageManager/loadPixels(url:options:context:)``:
 /// the shared download, decoded small), encoded once in the format chosen for them, stored in the
-/// variant memory tier at once and on disk (in the background unless ``WebImageOptions/waitStoreCache``).
+/// variant memory tier (at once, or when reused: ``VariantMemoryAdmission``) and on disk (in the background unless ``WebImageOptions/waitStoreCache``).
 struct VariantPipeline: Sendable {
     let manager: WebImageManager
     let url: URL
@@ -84,11 +84,16 @@ struct VariantPipeline: Sendable {
         return encoded
     }
 
-    /// The variant in the memory tier at once, and on disk as the options say.
+    /// The variant on disk as the options say, and in the memory tier at once unless the manager
+    /// admits variants there when they are reused (``VariantMemoryAdmission/whenReused``) and the
+    /// disk will have it.
     private func store(_ variant: ImageVariant) async throws(WebImageError) {
         guard let variantKey else { return }
-        if context.storeCacheType.includesMemory { manager.keepInMemory(variant, forKey: variantKey) }
-        guard context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) else { return }
+        let storesOnDisk = context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly)
+        if context.storeCacheType.includesMemory && (!storesOnDisk || manager.config.variantMemoryAdmission == .whenEncoded) {
+            manager.keepInMemory(variant, forKey: variantKey)
+        }
+        guard storesOnDisk else { return }
         let metadata = DiskCacheMetadata(entityTag: variant.entityTag, pixelSize: variant.pixelSize)
         let cache = self.cache, data = variant.data
         let write: @Sendable () async throws -> Void = { try await cache.storeData(data, forKey: variantKey, metadata: metadata) }

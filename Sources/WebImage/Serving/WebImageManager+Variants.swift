@@ -85,7 +85,8 @@ extension WebImageManager {
                                        coders: coders, cache: cache, variantKey: variantKey)
         var joined = false
         let encoded = try await variantCoalescer.run(key: shareKey, cancellation: .cancelled(url: url), refusal: .shutDown(url: url),
-                                                     events: nil, joined: { joined = $0 }) { _ async throws(WebImageError) in
+                                                     events: nil, joined: { joined = $0 },
+                                                     executor: context.workExecutor) { _ async throws(WebImageError) in
             try await pipeline.run()
         }
         report?.joinedEncodeUnderWay = joined

@@ -49,7 +49,7 @@ import Testing
             }
         }
 
-        private func sendBlocking(_ text: String) -> Int {
+        func sendBlocking(_ text: String) -> Int {
             let bytes = Array(text.utf8)
             var sent = 0
             while sent < bytes.count {
@@ -60,7 +60,7 @@ import Testing
             return sent
         }
 
-        private func readAllBlocking() -> (text: String, closed: Bool) {
+        func readAllBlocking() -> (text: String, closed: Bool) {
             var received: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
@@ -72,8 +72,8 @@ import Testing
     }
 
     @Test func slowHeadersAreCutOffAndOthersAreServed() async throws {
-        let fixture = try ServerFixture { $0.idleTimeoutSeconds = 1 }
-        let slow = try #require(RawConnection(port: fixture.server.port))
+        let fixture = try await ServerFixture { $0.idleTimeoutSeconds = 1 }
+        let slow = try #require(RawConnection(port: fixture.port))
         await slow.send("GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ")   // and nothing more (slowloris)
         #expect(try await fixture.get("/health").status == 200, "served while the slow client waits")
         let started = ContinuousClock.now
@@ -83,13 +83,13 @@ import Testing
     }
 
     @Test func endlessHeadersAndAHugeURLAreRefused() async throws {
-        let fixture = try ServerFixture()
-        let endless = try #require(RawConnection(port: fixture.server.port))
+        let fixture = try await ServerFixture()
+        let endless = try #require(RawConnection(port: fixture.port))
         await endless.send("GET /health HTTP/1.1\r\nHost: x\r\n" + String(repeating: "X-Filler: " + String(repeating: "a", count: 1000) + "\r\n", count: 200))
         let headers = await endless.readAll()
         #expect(headers.closed, "the connection ends")
         #expect(headers.text.isEmpty || headers.text.hasPrefix("HTTP/1.1 4"), "with a 4xx or nothing: \(headers.text.prefix(40))")
-        let huge = try #require(RawConnection(port: fixture.server.port))
+        let huge = try #require(RawConnection(port: fixture.port))
         await huge.send("GET /insecure/w:1/plain/http://h/" + String(repeating: "a", count: 1 << 20) + " HTTP/1.1\r\nHost: x\r\n\r\n")
         let url = await huge.readAll()
         #expect(url.closed && (url.text.isEmpty || url.text.hasPrefix("HTTP/1.1 4")), "\(url.text.prefix(40))")
@@ -98,10 +98,10 @@ import Testing
     }
 
     @Test func pathTraversalGoesNowhere() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture()
         for path in ["/samples/..%2f..%2fetc%2fpasswd", "/insecure/w:1/plain/file:%2F%2F%2Fetc%2Fpasswd",
                      "/insecure/w:1/plain/..%2F..%2Fetc%2Fpasswd", "/..%2f..%2fetc%2fpasswd"] {
-            let connection = try #require(RawConnection(port: fixture.server.port))
+            let connection = try #require(RawConnection(port: fixture.port))
             await connection.send("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             let reply = await connection.readAll().text
             #expect(reply.hasPrefix("HTTP/1.1 400") || reply.hasPrefix("HTTP/1.1 404"), "\(path): \(reply.prefix(30))")
@@ -111,11 +111,11 @@ import Testing
     }
 
     @Test func aThousandConnectionsAtOnce() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture()
         let before = Self.residentMegabytes()
         var connections: [RawConnection] = []
         for index in 0..<1000 {
-            guard let connection = RawConnection(port: fixture.server.port) else { break }
+            guard let connection = RawConnection(port: fixture.port) else { break }
             await connection.send(index % 2 == 0 ? "GET /health HTTP/1.1\r\n" : "")   // half of them half a request
             connections.append(connection)
         }

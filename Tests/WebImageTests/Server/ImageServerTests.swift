@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func aVariantComesWithTheHeadersACDNExpectsAndA304ForItsETag() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture()
         serve(fixture)
         let path = "/insecure/rs:fit:64:64/plain/\(fixture.source("/photo.jpg"))@png"
         let reply = try await fixture.get(path)
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func withoutAFormatTheSourcesOwnIsKeptAndAcceptIsIgnored() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture()
         serve(fixture)
         let png = try PNGCoder().encode(try Image(width: 40, height: 20, pixelFormat: .rgb8, pixels: [UInt8](repeating: 90, count: 40 * 20 * 3)),
                                         as: .png)
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func rawAndSkipProcessingAnswerTheSourcesOwnBytes() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture()
         let png = try encodedPicture(width: 30, height: 20, as: .png)
         serve(fixture, "/source.png", body: png, type: "image/png")
         let source = fixture.source("/source.png")
@@ -79,7 +79,7 @@ import Testing
         try encodedPicture(width: 30, height: 20, as: .png).write(to: folder.url.appendingPathComponent("secret.png"))
         try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("link.png"),
                                                    withDestinationURL: folder.url.appendingPathComponent("secret.png"))
-        let fixture = try ServerFixture { $0.localRoot = root }
+        let fixture = try await ServerFixture { $0.localRoot = root }
         let inside = try await fixture.get("/insecure/w:10/plain/local:///sub/photo%20one.png@png")
         #expect(try inside.status == 200 && ServerFixture.coders.decode(inside.body).width == 10)
         #expect(try await fixture.get("/insecure/w:10/plain/local:/sub/photo%20one.png").status == 200, "a collapsed local:/ is repaired")
@@ -88,13 +88,13 @@ import Testing
         // URLSession would remove a literal `..` from the request: sent as the bytes an attacker sends.
         for escape in ["local:///../secret.png", "local:///sub/../../secret.png", "local:///sub/%2E%2E/%2E%2E/secret.png",
                        "local:///link.png"] {
-            let connection = try #require(HostileClientTests.RawConnection(port: fixture.server.port))
+            let connection = try #require(HostileClientTests.RawConnection(port: fixture.port))
             await connection.send("GET /insecure/w:10/plain/\(escape) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             let reply = await connection.readAll().text
             #expect(reply.hasPrefix("HTTP/1.1 404"), "\(escape): \(reply.prefix(40))")
         }
         await fixture.stop()
-        let closed = try ServerFixture()
+        let closed = try await ServerFixture()
         #expect(try await closed.get("/insecure/w:10/plain/local:///sub/photo%20one.png").status == 403, "no local root: refused")
         await closed.stop()
     }
@@ -103,9 +103,11 @@ import Testing
     /// a watermark larger than the image, a preset loop; trimming a uniform image leaves it whole.
     @Test func hostileOptionsGetAClearAnswer() async throws {
         #expect(throws: ServerError.self, "a preset loop stops the server at start") {
-            _ = try ServerFixture { $0.presets = ["loop": ["pr:loop"], "a": ["pr:b"], "b": ["w:1"]] }
+            var config = ImageServerConfig(port: 0, signing: .unsigned)
+            config.presets = ["loop": ["pr:loop"], "a": ["pr:b"], "b": ["w:1"]]
+            _ = try ImageServer(manager: WebImageManager(), config: config)
         }
-        let fixture = try ServerFixture {
+        let fixture = try await ServerFixture {
             $0.watermark = try? WatermarkImage(image: try Image(width: 4, height: 4, pixelFormat: .rgb8, pixels: [UInt8](repeating: 9, count: 48)))
         }
         serve(fixture)
@@ -131,7 +133,7 @@ import Testing
     /// alone (a looser request for the same source is not refused, a stricter one is not answered from
     /// a looser one's work).
     @Test func securityOptionsSetTheRequestsOwnLimits() async throws {
-        let fixture = try ServerFixture { $0.allowsSecurityOptions = true }
+        let fixture = try await ServerFixture { $0.allowsSecurityOptions = true }
         serve(fixture)   // a 200x100 JPEG
         let animation = try Data(contentsOf: Corpus.root.appendingPathComponent("gif/valid/wuffs/animated-red-blue.gif"))   // 4 frames
         serve(fixture, "/animated.gif", body: animation, type: "image/gif")
@@ -154,7 +156,7 @@ import Testing
     }
 
     @Test func theAutomaticFormatFollowsAcceptAndSaysVary() async throws {
-        let fixture = try ServerFixture { $0.negotiatesFormats = true }
+        let fixture = try await ServerFixture { $0.negotiatesFormats = true }
         serve(fixture)
         let path = "/insecure/w:50/plain/\(fixture.source("/photo.jpg"))"
         let modern = try await fixture.get(path, headers: ["Accept": "image/webp,*/*"])
@@ -182,7 +184,7 @@ import Testing
         #expect(throws: ProcessingURLSigner.InvalidKey.self) { try ProcessingURLSigner(keyHex: "zz", saltHex: "00") }
 
         let key = "6b6579", salt = "73616c74"
-        let fixture = try ServerFixture(signing: .signed(keyHex: key, saltHex: salt))
+        let fixture = try await ServerFixture(signing: .signed(keyHex: key, saltHex: salt))
         serve(fixture)
         let signed = "/rs:fit:32:32/plain/\(fixture.source("/photo.jpg"))@png"
         let good = try ProcessingURLSigner(keyHex: key, saltHex: salt).signature(of: signed)
@@ -199,7 +201,7 @@ import Testing
     }
 
     @Test func failuresMapToTheStatusesACDNUnderstands() async throws {
-        let fixture = try ServerFixture(managerConfig: WebImageManagerConfig(limits: ImageLimits(maxSourceBytes: 50_000)),
+        let fixture = try await ServerFixture(managerConfig: WebImageManagerConfig(limits: ImageLimits(maxSourceBytes: 50_000)),
                                         downloaderConfig: DownloaderConfig(downloadTimeout: .seconds(1))) { config in
             config.allowedHosts = ["127.0.0.1"]
         }
@@ -234,14 +236,14 @@ import Testing
     }
 
     @Test func aRefusedSourceAddressIs403() async throws {
-        let fixture = try ServerFixture(downloaderConfig: DownloaderConfig(sourceAddressPolicy: .publicOnly))
+        let fixture = try await ServerFixture(downloaderConfig: DownloaderConfig(sourceAddressPolicy: .publicOnly))
         serve(fixture)
         #expect(try await fixture.get("/insecure/w:10/plain/\(fixture.source("/photo.jpg"))").status == 403)
         await fixture.stop()
     }
 
     @Test func concurrentIdenticalRequestsShareOneDownloadAndOneEncode() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture()
         let server = fixture.server, picture = self.picture
         // The source answers once all 8 requests are under way at the server (however busy the machine).
         fixture.sources.route("/shared.jpg") { _ in
@@ -261,7 +263,7 @@ import Testing
     }
 
     @Test func aFullQueueIsAnswered429AtOnce() async throws {
-        let fixture = try ServerFixture { config in
+        let fixture = try await ServerFixture { config in
             config.maxInFlight = 1
             config.queueLimit = 0
         }
@@ -279,7 +281,7 @@ import Testing
     /// A warm variant (memory or disk) is answered before a processing slot is taken: while cold
     /// work holds every slot and the queue is full, it is still answered, never with 429.
     @Test func warmHitsNeverWaitForASlotNorGet429() async throws {
-        let fixture = try ServerFixture { config in
+        let fixture = try await ServerFixture { config in
             config.maxInFlight = 1
             config.queueLimit = 0
         }
@@ -302,7 +304,7 @@ import Testing
     }
 
     @Test func metricsAreValidPrometheusText() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture()
         serve(fixture)
         let path = "/insecure/w:30/plain/\(fixture.source("/photo.jpg"))@png"
         _ = try await fixture.get(path)
@@ -350,28 +352,29 @@ import Testing
     }
 
     @Test func stoppingLetsARequestUnderWayFinish() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture()
         let gate = gatedSource(fixture, "/slow.jpg")
         let finishing = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/slow.jpg"))").status }
         try await waitUntil { fixture.server.pendingRequests == 1 }
-        let stopping = Task { await fixture.server.stop(drainingFor: .seconds(120)) }
+        fixture.running.cancel()   // how a service lifecycle stops it
         try await Task.sleep(for: .milliseconds(100))
         #expect(fixture.server.pendingRequests == 1, "the drain waits")
         gate.open()
         #expect(try await finishing.value == 200, "a request under way finished during the drain")
-        await stopping.value
+        _ = await fixture.running.result
         #expect(fixture.server.pendingRequests == 0)
         await fixture.managerFixture.manager.shutdown()
         fixture.sources.stop()
     }
 
     @Test func whatTheDrainCannotFinishIsAnswered503() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture { $0.drainTimeout = .milliseconds(500) }
         let gate = gatedSource(fixture, "/stuck.jpg")
         let stuck = Task { try await fixture.get("/insecure/w:20/plain/\(fixture.source("/stuck.jpg"))").status }
         try await waitUntil { fixture.server.pendingRequests == 1 }
         let started = ContinuousClock.now
-        await fixture.server.stop(drainingFor: .milliseconds(500))
+        fixture.running.cancel()
+        _ = await fixture.running.result
         #expect(ContinuousClock.now - started < .seconds(30), "bounded by the drain, not by the stuck source")
         #expect(try await stuck.value == 503)
         #expect(fixture.server.pendingRequests == 0)
@@ -383,7 +386,7 @@ import Testing
     @Test func theDemoPageShowsTheSamplesThroughTheServer() async throws {
         let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Samples")
-        let fixture = try ServerFixture { config in
+        let fixture = try await ServerFixture { config in
             config.demoSamplesDirectory = samples
             config.allowedHosts = ["images.example.com"]  // the page's own samples stay allowed
         }
@@ -397,7 +400,7 @@ import Testing
             #expect(image.status == 200 && image.header("Content-Type")?.hasPrefix("image/") == true,
                     "\(source): \(image.status) \(String(decoding: image.body.prefix(200), as: UTF8.self))")
         }
-        let ownMetrics = "/insecure/rs:fit:64:64/plain/http://127.0.0.1:\(fixture.server.port)/metrics@png"
+        let ownMetrics = "/insecure/rs:fit:64:64/plain/http://127.0.0.1:\(fixture.port)/metrics@png"
         #expect(try await fixture.get(ownMetrics).status == 403, "only the samples are exempt from the allowed hosts")
         #expect(try await fixture.get("/samples/..%2fPackage.swift").status == 404, "no path traversal")
         #expect(try await fixture.get("/samples/generate.py").status == 404, "only the page's samples")

@@ -120,7 +120,7 @@ import Testing
     @Test func contentDispositionIsImgproxys() throws {
         func disposition(_ options: String, _ source: String, _ format: ImageFormat) throws -> String {
             let path = try ProcessingPath(path: "/s/\(options)/plain/\(source)")
-            return ImageServer.contentDisposition(for: try ProcessingRequest(path: path), source: path.source, format: format)
+            return ImageRequestHandler.contentDisposition(for: try ProcessingRequest(path: path), source: path.source, format: format)
         }
         #expect(try disposition("w:1", "http://h/dir/cat.png", .webp) == "inline; filename=\"cat.webp\"")
         #expect(try disposition("w:1", "http://h/a.jpg%3Fv%3D1.2", .jpeg) == "inline; filename=\"a.jpg?v=1.jpg\"",

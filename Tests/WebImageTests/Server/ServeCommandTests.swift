@@ -35,18 +35,34 @@ import Testing
         guard case .success(let command) = ServeCommand.parse(
             ["--bind", "0.0.0.0", "--port", "9000", "--cache-dir", "/tmp/c", "--key", "aa", "--salt", "bb", "--max-inflight", "3",
              "--queue", "7", "--allow-host", "*.example.com", "--allow-host", "a.org", "--source-policy", "public-only",
-             "--memory-limit", "100"]
+             "--memory-limit", "100", "--variant-memory-limit", "32", "--malloc-arenas", "3"]
         ) else { Issue.record("parse failed"); return }
         #expect(command.bind == "0.0.0.0" && command.port == 9000 && command.cacheDirectory?.path == "/tmp/c")
         #expect(command.keyHex == "aa" && command.saltHex == "bb" && !command.unsigned && !command.demo)
         #expect(command.maxInFlight == 3 && command.queue == 7 && command.allowedHosts == ["*.example.com", "a.org"])
         #expect(command.sourcePolicy == .publicOnly && command.memoryLimit == 100 << 20)
+        #expect(command.variantMemoryLimit == 32 << 20 && command.mallocArenas == 3)
         guard case .failure = ServeCommand.parse(["--unsigned", "--memory-limit", "-1"]) else { Issue.record("accepted -1 MiB"); return }
+        guard case .failure = ServeCommand.parse(["--unsigned", "--malloc-arenas", "0"]) else { Issue.record("accepted 0 arenas"); return }
+        guard case .failure = ServeCommand.parse(["--unsigned", "--variant-memory-limit", "x"]) else { Issue.record("accepted x MiB"); return }
         guard case .success(let demo) = ServeCommand.parse(["--key", "aa", "--salt", "bb", "--demo"]), demo.demo else {
             Issue.record("--demo not parsed"); return
         }
         guard case .failure(let message) = ServeCommand.parse(["--unsigned", "--demo", "--source-policy", "public-only"]),
               message.contains("loopback") else { Issue.record("--demo accepted under public-only, whose policy refuses its samples"); return }
+    }
+
+    /// A server's defaults are a server's: no tier of decoded pixels (it reuses encoded variants,
+    /// 64 MiB of them in memory) and two allocator arenas.
+    @Test func itsMemoryDefaultsAreAServers() throws {
+        guard case .success(let command) = ServeCommand.parse(["--unsigned"]) else { Issue.record("parse failed"); return }
+        #expect(command.memoryLimit == 0 && command.variantMemoryLimit == 64 << 20 && command.mallocArenas == 2)
+    }
+
+    /// The arena bound applies through `mallopt`, except where the environment names its own.
+    @Test func mallocTuningLeavesTheEnvironmentsSettingAlone() {
+        #expect(MallocTuning.applyServerSettings(arenas: 8, environment: [:]))
+        #expect(!MallocTuning.applyServerSettings(arenas: 8, environment: ["MALLOC_ARENA_MAX": "4"]))
     }
 
     @Test func withoutAKeyItRefusesToStartUnlessUnsignedIsSaid() async throws {

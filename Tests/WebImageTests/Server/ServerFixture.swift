@@ -13,17 +13,35 @@ struct ServerFixture {
     let sources: TestHTTPServer
     let managerFixture: ManagerFixture
     let server: ImageServer
+    /// The task running the server; cancelling it stops the server gracefully.
+    let running: Task<Void, any Error>
+    /// The port it listens on.
+    let port: UInt16
     let session: URLSession
 
     static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()])
 
     init(signing: ImageServerConfig.Signing = .unsigned, managerConfig: WebImageManagerConfig = WebImageManagerConfig(),
-         downloaderConfig: DownloaderConfig = DownloaderConfig(), configure: (inout ImageServerConfig) -> Void = { _ in }) throws {
+         downloaderConfig: DownloaderConfig = DownloaderConfig(), configure: (inout ImageServerConfig) -> Void = { _ in }) async throws {
         sources = try TestHTTPServer()
         managerFixture = ManagerFixture(config: managerConfig, downloaderConfig: downloaderConfig, coders: Self.coders)
         var config = ImageServerConfig(port: 0, signing: signing, coders: Self.coders)
         configure(&config)
-        server = try ImageServer(manager: managerFixture.manager, config: config)
+        let server = try ImageServer(manager: managerFixture.manager, config: config)
+        let listening = AsyncStream<UInt16>.makeStream()
+        running = Task {
+            try await server.run { port in
+                listening.continuation.yield(port)
+                listening.continuation.finish()
+            }
+        }
+        var ports = listening.stream.makeAsyncIterator()
+        guard let port = await ports.next() else {
+            try await running.value   // throws why it did not listen
+            throw ServerError.cannotListen("the server returned without listening")
+        }
+        self.server = server
+        self.port = port
         let configuration = URLSessionConfiguration.ephemeral
         // Generous: at the start of a full `swift test` run, child-process tests block both threads of
         // the cooperative pool (where the manager's work runs) for tens of seconds.
@@ -32,7 +50,7 @@ struct ServerFixture {
         session = URLSession(configuration: configuration)
     }
 
-    var base: String { "http://127.0.0.1:\(server.port)" }
+    var base: String { "http://127.0.0.1:\(port)" }
 
     /// A source URL on the test server.
     func source(_ path: String) -> String { sources.url(path).absoluteString }
@@ -60,7 +78,8 @@ struct ServerFixture {
     }
 
     func stop() async {
-        await server.stop(drainingFor: .seconds(5))
+        running.cancel()
+        _ = await running.result
         await managerFixture.manager.shutdown()
         sources.stop()
     }

@@ -71,7 +71,7 @@ import Testing
     @Test func everyCaseThroughTheServer() async throws {
         let watermark = try WatermarkImage(image: try CoderRegistry.shared.decode(try Self.source(PixelSize(width: 200, height: 100),
                                                                                                    orientation: .up)))
-        let fixture = try ServerFixture {
+        let fixture = try await ServerFixture {
             $0.allowsSecurityOptions = true
             $0.watermark = watermark
         }

@@ -46,6 +46,26 @@ import WebImageWebP
         #expect(server.requestCount(for: "/photo.jpg") == 1)
     }
 
+    /// A server's admission: a new variant goes to disk only; asked again, it comes from disk and
+    /// enters memory; the third time it is a memory hit. A variant kept in memory only is admitted at once.
+    @Test func variantsAdmittedWhenReusedEnterMemoryOnTheirSecondRequest() async throws {
+        serve("/photo.jpg", headers: [("Content-Type", "image/jpeg")])
+        let fixture = ManagerFixture(config: WebImageManagerConfig(variantMemoryAdmission: .whenReused), coders: Self.coders)
+        let url = server.url("/photo.jpg")
+        let cold = try await fixture.manager.loadVariant(url: url, format: .exactly(.png), options: .waitStoreCache, context: thumbnail)
+        #expect(cold.cacheType == .none)
+        let second = try await fixture.manager.loadVariant(url: url, format: .exactly(.png), context: thumbnail)
+        #expect(second.cacheType == .disk && second.data == cold.data)
+        let third = try await fixture.manager.loadVariant(url: url, format: .exactly(.png), context: thumbnail)
+        #expect(third.cacheType == .memory && third.data == cold.data)
+        #expect(fixture.manager.statistics.encodes == 1)
+
+        let memoryOnly = try await fixture.manager.loadVariant(url: url, format: .exactly(.jpeg), options: .cacheMemoryOnly, context: thumbnail)
+        #expect(memoryOnly.cacheType == .none)
+        let again = try await fixture.manager.loadVariant(url: url, format: .exactly(.jpeg), options: .cacheMemoryOnly, context: thumbnail)
+        #expect(again.cacheType == .memory, "with no disk copy, a variant is kept in memory at once")
+    }
+
     @Test func concurrentCallersOfOneVariantShareOneEncodeAndFormatsShareOneDownload() async throws {
         server.route("/slow.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture, delayBeforeHeaders: .milliseconds(200)))
         let fixture = ManagerFixture(coders: Self.coders)
