@@ -55,7 +55,10 @@ public final class RedisImageCache: LayeredImageCaching {
         guard query.cacheType.includesDisk, !key.isEmpty, let entry = await shared.value(forKey: key) else { return nil }
         if localCache.diskCache != nil {
             try? await localCache.storeData(entry.data, forKey: key, metadata: entry.metadata)
-            if let hit = try? await localCache.query(forKey: key, query: query) { return hit }
+            if var hit = try? await localCache.query(forKey: key, query: query) {
+                hit.isFromSharedTier = true
+                return hit
+            }
         }
         // The local tiers could not keep or read it (no disk tier, a full disk, an entry evicted at
         // once): decode it here. Only bytes no coder reads are deleted from Redis, never bytes this
@@ -65,7 +68,7 @@ public final class RedisImageCache: LayeredImageCaching {
             if query.promotesToMemory && query.decodeOptions.decodesFullImage {
                 try? await localCache.store(image, data: nil, forKey: key, cacheType: .memory, metadata: nil)
             }
-            return ImageCacheResult(image: image, data: entry.data, cacheType: .disk, metadata: entry.metadata)
+            return ImageCacheResult(image: image, data: entry.data, cacheType: .disk, metadata: entry.metadata, isFromSharedTier: true)
         } catch ImageCodingError.imageTooLarge, ImageCodingError.animationTooLarge, ImageCodingError.insufficientMemory {
             return nil
         } catch {
@@ -108,8 +111,9 @@ public final class RedisImageCache: LayeredImageCaching {
     /// - Throws: the local disk tier's read error; never Redis's.
     public func cachedData(forKey key: String) async throws -> CachedData? {
         if let hit = try await timed({ try await localCache.cachedData(forKey: key) }) { return hit }
-        guard !key.isEmpty, let entry = await shared.value(forKey: key) else { return nil }
+        guard !key.isEmpty, var entry = await shared.value(forKey: key) else { return nil }
         try? await localCache.storeData(entry.data, forKey: key, metadata: entry.metadata)
+        entry.isFromSharedTier = true
         return entry
     }
 
@@ -153,8 +157,9 @@ public final class RedisImageCache: LayeredImageCaching {
     /// Claims `key` for this process in Redis, or waits for the process that holds it and returns
     /// its bytes, stored on the local disk first (see ``RedisTier/beginFill(forKey:)``).
     public func beginFill(forKey key: String) async -> CachedData? {
-        guard !key.isEmpty, let entry = await shared.beginFill(forKey: key) else { return nil }
+        guard !key.isEmpty, var entry = await shared.beginFill(forKey: key) else { return nil }
         try? await localCache.storeData(entry.data, forKey: key, metadata: entry.metadata)
+        entry.isFromSharedTier = true
         return entry
     }
 

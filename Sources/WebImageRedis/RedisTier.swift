@@ -166,6 +166,11 @@ public final class RedisTier: Sendable {
         return statistics
     }
 
+    /// The nodes, and how many of them have their circuit breaker open now (their commands are skipped).
+    var breakerState: (nodes: Int, open: Int) {
+        (nodes.count, nodes.filter { $0.breaker.isOpen }.count)
+    }
+
     /// Stops every connection thread once its queued commands have run; later calls are misses.
     public func close() {
         nodes.forEach { $0.close() }

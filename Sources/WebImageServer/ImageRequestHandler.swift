@@ -34,7 +34,7 @@ struct ImageRequestHandler: Sendable {
             return state.isDraining ? .text(503, "draining") : .text(200, "ok")
         case "/metrics":
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                                body: Data(metrics.render().utf8))
+                                body: Data(metrics.render(shared: (manager.cache as? any SharedTierReporting)?.sharedTierReport).utf8))
         case "/", "/index.html":
             guard servesDemo else { return .text(404, "not found") }
             let page = DemoPage.html(signature: signer == nil ? "insecure" : nil, sampleBase: sampleBase, signer: signer)
@@ -117,7 +117,7 @@ struct ImageRequestHandler: Sendable {
         // work and is never refused with 429.
         if !passesSource, let warm = await manager.cachedVariant(url: source, format: parameters.format, encoding: parameters.encoding,
                                                                  options: parameters.options, context: parameters.context) {
-            metrics.recordCachedResult(warm.cacheType)
+            metrics.recordCachedResult(warm)
             return response(for: warm, parsed: parsed, source: source, variesByAccept: parameters.variesByAccept, request: request)
         }
         guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }

@@ -25,7 +25,7 @@ final class ServerMetrics: WebImageObserver {
 
     private struct State {
         var requestsByStatus: [Int: Int] = [:]
-        var resultsByTier: [String: Int] = ["memory": 0, "disk": 0, "network": 0]
+        var resultsByTier: [String: Int] = ["memory": 0, "disk": 0, "shared": 0, "network": 0]
         var bytesIn = 0
         var bytesOut = 0
         var histograms: [String: Histogram] = Dictionary(uniqueKeysWithValues: ServerMetrics.stages.map { ($0, Histogram()) })
@@ -47,11 +47,7 @@ final class ServerMetrics: WebImageObserver {
             }
         case .variantFinished(let report) where report.error == nil:
             state.withLock { state in
-                let tier = switch report.cacheType {
-                case .memory: "memory"
-                case .disk: "disk"
-                default: "network"
-                }
+                let tier = Self.tier(of: report.cacheType, fromSharedTier: report.isFromSharedTier)
                 state.resultsByTier[tier, default: 0] += 1
                 if let encode = report.encodeDuration, !report.joinedEncodeUnderWay { state.histograms["encode"]?.record(encode) }
             }
@@ -62,8 +58,18 @@ final class ServerMetrics: WebImageObserver {
 
     /// Counts a result answered from a cache tier before any processing slot was taken (the manager
     /// reports no load for it).
-    func recordCachedResult(_ cacheType: ImageCacheType) {
-        state.withLock { $0.resultsByTier[cacheType == .memory ? "memory" : "disk", default: 0] += 1 }
+    func recordCachedResult(_ variant: ImageVariant) {
+        let tier = Self.tier(of: variant.cacheType, fromSharedTier: variant.isFromSharedTier)
+        state.withLock { $0.resultsByTier[tier, default: 0] += 1 }
+    }
+
+    /// The `tier` label of a result: `memory`, `disk` (this process's), `shared` (Redis), `network`.
+    private static func tier(of cacheType: ImageCacheType, fromSharedTier: Bool) -> String {
+        switch cacheType {
+        case .memory: "memory"
+        case .disk, .all: fromSharedTier ? "shared" : "disk"
+        case .none: "network"
+        }
     }
 
     /// Counts one answered request.
@@ -75,8 +81,8 @@ final class ServerMetrics: WebImageObserver {
         }
     }
 
-    /// The Prometheus text exposition.
-    func render() -> String {
+    /// The Prometheus text exposition; with `shared`, the shared tier's counters and breaker state.
+    func render(shared: SharedTierReport? = nil) -> String {
         let state = self.state.withLock { $0 }
         var lines: [String] = []
         func family(_ name: String, _ type: String, _ help: String) {
@@ -109,6 +115,26 @@ final class ServerMetrics: WebImageObserver {
             lines.append("\(name)_sum \(histogram.sum)")
             lines.append("\(name)_count \(histogram.count)")
         }
+        if let shared { lines += Self.lines(for: shared) }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The shared tier's families, each labelled `tier="<name>"`.
+    private static func lines(for shared: SharedTierReport) -> [String] {
+        let label = "{tier=\"\(shared.name)\"}"
+        let samples: [(String, String, String, Int)] = [
+            ("webimage_shared_tier_hits_total", "counter", "Reads of the shared tier that found an entry.", shared.hits),
+            ("webimage_shared_tier_misses_total", "counter", "Reads of the shared tier that found nothing.", shared.misses),
+            ("webimage_shared_tier_errors_total", "counter", "Shared-tier commands that failed or were skipped (a miss, never a failed load).", shared.errors),
+            ("webimage_shared_tier_nodes", "gauge", "Nodes of the shared tier.", shared.nodes),
+            ("webimage_shared_tier_open_breakers", "gauge", "Nodes skipped now because their circuit breaker is open.", shared.openBreakers),
+            ("webimage_shared_tier_breaker_openings_total", "counter", "Times a node's circuit breaker opened.", shared.breakerOpenings),
+            ("webimage_shared_tier_fills_claimed_total", "counter", "Origin fetches this process claimed for the fleet.", shared.fillsClaimed),
+            ("webimage_shared_tier_fills_joined_total", "counter", "Loads that read another process's fill instead of the origin.", shared.fillsJoined),
+            ("webimage_shared_tier_fill_waits_timed_out_total", "counter", "Waits for another process's fill that timed out.", shared.fillWaitsTimedOut),
+        ]
+        return samples.flatMap { name, type, help, value in
+            ["# HELP \(name) \(help)", "# TYPE \(name) \(type)", "\(name)\(label) \(value)"]
+        }
     }
 }

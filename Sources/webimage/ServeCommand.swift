@@ -198,10 +198,8 @@ struct ServeCommand {
         }
         let listening = AsyncStream<UInt16>.makeStream()
         let running = Task {
-            try await server.run { port in
-                listening.continuation.yield(port)
-                listening.continuation.finish()
-            }
+            defer { listening.continuation.finish() }   // also when it throws before listening
+            try await server.run { port in listening.continuation.yield(port) }
         }
         var ports = listening.stream.makeAsyncIterator()
         guard let port = await ports.next() else {

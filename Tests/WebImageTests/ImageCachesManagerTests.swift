@@ -86,6 +86,22 @@ import Testing
         #expect(await misses.containsImage(forKey: "k", cacheType: .all) == ImageCacheType.none)
     }
 
+    /// Both caches answer at once, one from memory, one from disk: the memory hit wins every time
+    /// (asked all at once in one pass, the disk read won about two times in three).
+    @Test func aConcurrentQueryAnswersAMemoryHitBeforeADiskHit() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (fast, onDisk) = try await memoryAndDiskCaches(directory)
+        for order in [[fast, onDisk], [onDisk, fast]] {
+            let manager = ImageCachesManager(caches: order, queryPolicy: .concurrent)
+            for _ in 0..<30 {
+                #expect(try await manager.query(forKey: "k", query: ImageCacheQuery())?.cacheType == .memory)
+                #expect(await manager.containsImage(forKey: "k", cacheType: .all) == .memory)
+            }
+            #expect(try await manager.query(forKey: "k", query: ImageCacheQuery(cacheType: .disk))?.cacheType == .disk)
+        }
+    }
+
     @Test func aSerialQueryStillPrefersTheHighestCache() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -11,12 +11,17 @@ public struct ImageCacheResult: Sendable {
     public var cacheType: ImageCacheType
     /// The metadata stored with the disk entry (HTTP validators, extended data), when read from disk.
     public var metadata: DiskCacheMetadata?
+    /// Whether a disk hit's bytes came from a tier shared between processes (a
+    /// ``LayeredImageCaching``'s Redis, say) rather than this process's own disk.
+    public var isFromSharedTier: Bool
 
     /// Creates a result.
-    public init(image: Image, data: Data?, cacheType: ImageCacheType, metadata: DiskCacheMetadata? = nil) {
+    /// - Parameter isFromSharedTier: default `false`: from this process's own tiers.
+    public init(image: Image, data: Data?, cacheType: ImageCacheType, metadata: DiskCacheMetadata? = nil, isFromSharedTier: Bool = false) {
         self.image = image
         self.data = data
         self.cacheType = cacheType
         self.metadata = metadata
+        self.isFromSharedTier = isFromSharedTier
     }
 }

@@ -14,8 +14,9 @@ public final class ImageCachesManager: ImageCaching {
         case lowestOnly
         /// Every cache, one after another from the highest, stopping at the first hit (queries).
         case serial
-        /// Every cache at once: a query or `containsImage` answers with the first hit to arrive (a memory
-        /// hit in one cache beats a disk read in another) and cancels the rest; stores and removals
+        /// Every cache at once: a query or `containsImage` first asks every cache's memory tier (a
+        /// memory hit in any cache wins, as in SDWebImage), then the other tiers of all of them at
+        /// once, answering with the first hit to arrive and cancelling the rest; stores and removals
         /// reach every cache together.
         case concurrent
     }
@@ -50,7 +51,16 @@ public final class ImageCachesManager: ImageCaching {
     /// (``Policy/serial``), or the first to answer (``Policy/concurrent``, the others are cancelled).
     /// - Throws: the first error a cache throws (``Policy/concurrent``: only when no cache hits).
     public func query(forKey key: String, query: ImageCacheQuery) async throws -> ImageCacheResult? {
-        try await firstAnswer(from: targets(queryPolicy)) { cache in try await cache.query(forKey: key, query: query) }
+        let caches = targets(queryPolicy)
+        guard queryPolicy == .concurrent, caches.count > 1, query.cacheType == .all else {
+            return try await firstAnswer(from: caches) { cache in try await cache.query(forKey: key, query: query) }
+        }
+        var memoryQuery = query, diskQuery = query
+        memoryQuery.cacheType = .memory
+        diskQuery.cacheType = .disk
+        let inMemory = memoryQuery, beyondMemory = diskQuery
+        if let hit = try await firstAnswer(from: caches, { cache in try await cache.query(forKey: key, query: inMemory) }) { return hit }
+        return try await firstAnswer(from: caches) { cache in try await cache.query(forKey: key, query: beyondMemory) }
     }
 
     /// The first stored bytes for `key` among the caches the query policy reaches, like ``query(forKey:query:)``.
@@ -82,8 +92,18 @@ public final class ImageCachesManager: ImageCaching {
     /// The tier of the first cache that holds `key`, asked as the query policy says (highest first,
     /// or all at once with the first to answer winning).
     public func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
-        let found = try? await firstAnswer(from: targets(queryPolicy)) { cache -> ImageCacheType? in
-            let tier = await cache.containsImage(forKey: key, cacheType: cacheType)
+        let caches = targets(queryPolicy)
+        var tiersLeft = cacheType
+        if queryPolicy == .concurrent, caches.count > 1, cacheType == .all {
+            let inMemory = try? await firstAnswer(from: caches) { cache -> ImageCacheType? in
+                await cache.containsImage(forKey: key, cacheType: .memory) == .memory ? .memory : nil
+            }
+            if (inMemory ?? nil) != nil { return .memory }
+            tiersLeft = .disk
+        }
+        let beyondMemory = tiersLeft
+        let found = try? await firstAnswer(from: caches) { cache -> ImageCacheType? in
+            let tier = await cache.containsImage(forKey: key, cacheType: beyondMemory)
             return tier == .none ? nil : tier
         }
         return (found ?? nil) ?? .none

@@ -157,7 +157,7 @@ struct ImageLoadPipeline: Sendable {
             }
             durations.lookup = .now - lookupStarted
             let outcome = Outcome(result: ImageResult(image: hit.image, data: hit.data, cacheType: hit.cacheType, url: url),
-                                  source: hit.cacheType == .memory ? .memory : .disk,
+                                  source: hit.cacheType == .memory ? .memory : hit.isFromSharedTier ? .shared : .disk,
                                   byteCount: hit.cacheType == .disk ? hit.data?.count ?? 0 : 0, durations: durations)
             return (outcome, hit.metadata)
         }

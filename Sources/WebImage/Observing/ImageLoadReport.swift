@@ -47,6 +47,8 @@ public enum ImageLoadSource: String, Sendable, Hashable, CaseIterable {
     case memory
     /// The disk tier (decoded).
     case disk
+    /// A tier shared between processes (a ``LayeredImageCaching``'s Redis), decoded.
+    case shared
     /// The network (or the loader: a file, a data URL).
     case network
     /// Made from a cached original (a thumbnail or transform) without the loader.

@@ -16,6 +16,9 @@ public struct VariantLoadReport: Sendable {
     /// Where they came from: ``ImageCacheType/memory`` or ``ImageCacheType/disk`` for a stored
     /// variant, ``ImageCacheType/none`` when they were encoded for this call (or it failed).
     public var cacheType: ImageCacheType
+    /// Whether a ``ImageCacheType/disk`` variant came from a tier shared between processes (Redis,
+    /// or another process's fill) rather than this process's own disk; default `false`.
+    public var isFromSharedTier = false
     /// Whether this caller joined an encode of the same variant already under way.
     public var joinedEncodeUnderWay: Bool
     /// How long the encode took, when this call's bytes were encoded (also for a caller that joined);

@@ -16,6 +16,10 @@ public struct ImageVariant: Sendable, Hashable {
     /// always have the same tag (in every process), and a new source or other parameters that change
     /// the bytes change it.
     public var entityTag: String
+    /// Whether a ``ImageCacheType/disk`` variant's bytes came from a tier shared between processes
+    /// (a ``LayeredImageCaching``'s Redis, or another process's fill) rather than this process's own
+    /// disk; default `false`.
+    public var isFromSharedTier = false
 
     /// The MIME type to send as `Content-Type`.
     public var mimeType: String { format.mimeType }

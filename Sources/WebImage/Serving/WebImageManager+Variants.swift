@@ -47,6 +47,7 @@ extension WebImageManager {
             switch result {
             case .success(let variant):
                 (finished.format, finished.byteCount, finished.cacheType) = (variant.format, variant.data.count, variant.cacheType)
+                finished.isFromSharedTier = variant.isFromSharedTier
             case .failure(let error):
                 finished.error = error as? WebImageError ?? .cancelled(url: url)
             }
@@ -226,13 +227,16 @@ extension WebImageManager {
         let format = ImageFormat(sniffing: stored.data)
         guard format != .unknown else { return nil }
         let tag = stored.metadata?.entityTag ?? ImageVariant.entityTag(of: stored.data)
-        return ImageVariant(data: stored.data, format: format, pixelSize: pixelSize, cacheType: .disk, entityTag: tag)
+        var variant = ImageVariant(data: stored.data, format: format, pixelSize: pixelSize, cacheType: .disk, entityTag: tag)
+        variant.isFromSharedTier = stored.isFromSharedTier
+        return variant
     }
 
     func keepInMemory(_ variant: ImageVariant, forKey key: String) {
         guard config.maxVariantMemoryCost > 0 else { return }
         var kept = variant
         kept.cacheType = .memory
+        kept.isFromSharedTier = false
         variantMemory.setValue(kept, forKey: key, cost: variant.data.count)
     }
 }

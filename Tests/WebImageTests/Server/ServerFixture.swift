@@ -30,10 +30,8 @@ struct ServerFixture {
         let server = try ImageServer(manager: managerFixture.manager, config: config)
         let listening = AsyncStream<UInt16>.makeStream()
         running = Task {
-            try await server.run { port in
-                listening.continuation.yield(port)
-                listening.continuation.finish()
-            }
+            defer { listening.continuation.finish() }   // also when it throws before listening
+            try await server.run { port in listening.continuation.yield(port) }
         }
         var ports = listening.stream.makeAsyncIterator()
         guard let port = await ports.next() else {
