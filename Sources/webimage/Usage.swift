@@ -47,6 +47,8 @@ enum Usage {
                       sharing it fetch each URL from the origin once between them. A failing Redis only
                       slows loads down. Also for serve.
       --redis-namespace NAME  keys are webimage:v1:NAME:<md5> (default: default)
+      --redis-timeout MS      connect and command time-out (default 250); --redis-fill-wait S: how long a
+                              process's claim to fetch a URL for the fleet lives, and others wait for it (default 10)
 
            webimage serve [--bind 127.0.0.1] [--port 8080] [--cache-dir DIR] [--key HEX --salt HEX | --unsigned]
                           [--max-inflight N] [--queue N] [--allow-host PATTERN]... [--source-policy default|public-only]

@@ -8,11 +8,13 @@ import Testing
 @Suite struct FleetProcessTests {
     @Test func theRedisOptionsAreParsedByFetchAndServe() throws {
         guard case .success(let fetch) = FetchCommand.parse(["--redis", "redis://:pw@cache:6380/2", "--redis", "redis://other",
-                                                             "--redis-namespace", "shop", "https://example.com/a.png"]) else {
+                                                             "--redis-namespace", "shop", "--redis-timeout", "900", "--redis-fill-wait", "30",
+                                                             "https://example.com/a.png"]) else {
             Issue.record("fetch refused the Redis options"); return
         }
         #expect(fetch.redis.endpoints == [RedisEndpoint(host: "cache", port: 6380, password: "pw", database: 2), RedisEndpoint(host: "other")])
         #expect(fetch.redis.namespace == "shop" && fetch.urls == ["https://example.com/a.png"])
+        #expect(fetch.redis.timeout == .milliseconds(900) && fetch.redis.fillWait == .seconds(30))
         #expect(fetch.makeManager().cache is RedisImageCache)
         guard case .success(let serve) = ServeCommand.parse(["--unsigned", "--redis", "redis://127.0.0.1:7000"]) else {
             Issue.record("serve refused --redis"); return
@@ -40,7 +42,12 @@ import Testing
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             let process = Process()
             process.executableURL = ChildProcess.tool
+            // A claim must outlive the slowest process's fetch, and a command its slowest reply, however
+            // slow the machine (ThreadSanitizer makes every process several times slower): otherwise a
+            // claim expires, another process fetches too, and the test would prove nothing about the tier.
+            let fillWait = Int(60 * testTimeScale), timeout = Int(2000 * testTimeScale)
             process.arguments = ["fetch", "--redis", "redis://127.0.0.1:\(redis.port)", "--redis-namespace", "fleet-test",
+                                 "--redis-fill-wait", "\(fillWait)", "--redis-timeout", "\(timeout)",
                                  "--cache-dir", directory.url.appendingPathComponent("cache-\(index)").path] + urls
             process.standardOutput = try FileHandle(forWritingTo: output)
             process.standardError = FileHandle.nullDevice
