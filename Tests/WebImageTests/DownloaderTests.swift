@@ -234,7 +234,8 @@ final class Gate: Sendable {
     }
 
     /// A drip that takes 20 s: any of these downloads that finishes did not time out.
-    var endlessDrip: TestResponse { TestResponse(body: body, drip: (chunkSize: 50, interval: .milliseconds(50))) }
+    /// 20 s of drip (longer under ThreadSanitizer, whose slowness must not let it end before the test does).
+    var endlessDrip: TestResponse { TestResponse(body: body, drip: (chunkSize: 50, interval: .milliseconds(50) * testTimeScale)) }
 
     @Test func downloadsStartedAtDifferentTimesEachTimeOut() async throws {
         server.route("/drip-a", endlessDrip)

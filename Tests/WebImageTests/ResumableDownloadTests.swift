@@ -97,7 +97,8 @@ import Testing
             TestResponse(headers: resumable, body: body, misbehavior: .stallAfterBodyBytes(9_000)),
             reply(body, headers: resumable),
         ])
-        let downloader = Downloader()
+        // The stall must outlast the test's own steps, however slow the machine: no idle time-out first.
+        let downloader = Downloader(config: DownloaderConfig(downloadTimeout: .seconds(60) * testTimeScale, idleTimeout: .seconds(60) * testTimeScale))
         let url = server.url("/cancelled.png")
         let received = Mutex(0)
         let first = Task {

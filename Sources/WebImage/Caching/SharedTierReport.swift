@@ -9,15 +9,17 @@ public struct SharedTierReport: Sendable, Hashable {
     public var misses = 0
     /// Commands that failed (each a miss or a write left local, never a failed load).
     public var errors = 0
-    /// Nodes of the store, and how many of them are skipped now because their circuit breaker is open.
+    /// Nodes of the store.
     public var nodes = 0
+    /// Nodes skipped now because their circuit breaker is open.
     public var openBreakers = 0
     /// Times a breaker opened.
     public var breakerOpenings = 0
-    /// Fills this process claimed for the fleet, fills it waited for and read from another process,
-    /// and waits that timed out (it then fetched itself).
+    /// Fills this process claimed for the fleet (it fetched from the origin while others waited).
     public var fillsClaimed = 0
+    /// Loads that waited for another process's fill and read its result instead of the origin.
     public var fillsJoined = 0
+    /// Waits for another process's fill that timed out (the load then fetched itself).
     public var fillWaitsTimedOut = 0
 
     /// Creates a report with every counter at 0.
