@@ -127,6 +127,7 @@ struct ImageRequestHandler: Sendable {
         }
         var context = parameters.context
         context.workExecutor = coldWork
+        if !config.keepsSources { (context.originalQueryCacheType, context.originalStoreCacheType) = (.none, .none) }
         do {
             let variant = try await withTaskExecutorPreference(coldWork) {
                 try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,

@@ -63,6 +63,11 @@ public struct ImageServerConfig: Sendable {
     /// segments and symbolic links that lead out are refused. The manager needs a
     /// ``WebImage/FileLoader`` among its loaders.
     public var localRoot: URL?
+    /// Whether a cold request keeps its source's downloaded bytes in the disk tier, so that another
+    /// size of the same source is made without downloading it again (thumbor's storage); default
+    /// `false`, as imgproxy: a cold request then writes only its result, not a source of a megabyte
+    /// or more that a CDN-fronted server rarely asks for again.
+    public var keepsSources: Bool
 
     /// Creates a configuration; every parameter defaults to the property's documented default.
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 8080, signing: Signing,
@@ -70,7 +75,9 @@ public struct ImageServerConfig: Sendable {
                 allowedHosts: [String] = [], cacheMaxAge: Int? = nil, servesDemoPage: Bool? = nil, demoSamplesDirectory: URL? = nil,
                 idleTimeoutSeconds: Int = 15,
                 drainTimeout: Duration = .seconds(10), coders: CoderRegistry = .shared, presets: [String: [String]] = [:],
-                allowsSecurityOptions: Bool = false, negotiatesFormats: Bool = false, watermark: WatermarkImage? = nil, localRoot: URL? = nil) {
+                allowsSecurityOptions: Bool = false, negotiatesFormats: Bool = false, watermark: WatermarkImage? = nil, localRoot: URL? = nil,
+                keepsSources: Bool = false) {
+        self.keepsSources = keepsSources
         self.watermark = watermark
         self.localRoot = localRoot
         self.coders = coders

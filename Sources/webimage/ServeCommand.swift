@@ -33,6 +33,11 @@ struct ServeCommand {
     /// `--local-root DIR`: the folder of `local:///` sources.
     var localRoot: URL?
     var negotiatesFormats = false
+    /// `--keep-sources`: sources' bytes stay in the disk tier (``ImageServerConfig/keepsSources``).
+    var keepsSources = false
+    /// `--disk-limit MIB`: the disk tier's size; default 1 GiB (a server's disk is bounded, and with
+    /// it the disk tier's in-memory index); 0: no limit.
+    var diskLimit = 1 << 30
 
     static func run(_ arguments: [String]) async -> Int32 {
         let command: ServeCommand
@@ -117,6 +122,12 @@ struct ServeCommand {
                 guard let text = cursor.next() else { return .failure("--watermark needs an image file or URL") }
                 command.watermark = text
             case "--auto-format": command.negotiatesFormats = true
+            case "--keep-sources": command.keepsSources = true
+            case "--disk-limit":
+                guard let text = cursor.next(), let megabytes = Int(text), megabytes >= 0 else {
+                    return .failure("--disk-limit needs a number of MiB (0: no limit)")
+                }
+                command.diskLimit = megabytes << 20
             case "--source-policy":
                 switch cursor.next() {
                 case "default": command.sourcePolicy = .standard
@@ -167,6 +178,7 @@ struct ServeCommand {
         var cacheConfig = ImageCacheConfig()
         cacheConfig.maxMemoryCost = max(memoryLimit, 1)
         cacheConfig.shouldCacheImagesInMemory = memoryLimit > 0
+        cacheConfig.maxDiskSize = diskLimit
         let cache = redis.cache(over: cacheDirectory.map { ImageCache(directory: $0, config: cacheConfig) }
                                 ?? ImageCache(namespace: "default", config: cacheConfig))
         let downloader = Downloader(config: DownloaderConfig(sourceAddressPolicy: sourcePolicy))
@@ -181,6 +193,7 @@ struct ServeCommand {
         config.allowsSecurityOptions = allowsSecurityOptions
         config.negotiatesFormats = negotiatesFormats
         config.localRoot = localRoot
+        config.keepsSources = keepsSources
         if let watermark {
             do {
                 config.watermark = try await Self.loadWatermark(watermark, manager: manager)

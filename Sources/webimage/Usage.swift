@@ -52,7 +52,8 @@ enum Usage {
 
            webimage serve [--bind 127.0.0.1] [--port 8080] [--cache-dir DIR] [--key HEX --salt HEX | --unsigned]
                           [--max-inflight N] [--queue N] [--allow-host PATTERN]... [--source-policy default|public-only]
-                          [--memory-limit MIB] [--variant-memory-limit MIB] [--malloc-arenas N] [--demo]
+                          [--memory-limit MIB] [--variant-memory-limit MIB] [--malloc-arenas N] [--disk-limit MIB]
+                          [--keep-sources] [--demo]
                           [--redis URL]... [--redis-namespace NAME]
                                         an image server for imgproxy-style URLs on libmicrohttpd, until Ctrl-C or
                                         SIGTERM (then it drains, flushes the cache and exits 0); see the README
@@ -63,6 +64,8 @@ enum Usage {
       --memory-limit  the memory tier of decoded pixels, in MiB (default 0: none; a server reuses encoded
                       variants); --variant-memory-limit MIB: the memory tier of encoded variants (default 64)
       --malloc-arenas glibc allocator arenas (default 2; MALLOC_ARENA_MAX in the environment wins)
+      --disk-limit    the disk tier's size in MiB (default 1024; 0: no limit); --keep-sources keeps sources'
+                      bytes on disk too, so other sizes of a source are made without downloading it again
       --demo          serve the demo page at / (also with --unsigned, unless --source-policy public-only)
 
            webimage cache stats [DIR | --cache-dir DIR]   entries and bytes of a disk cache directory

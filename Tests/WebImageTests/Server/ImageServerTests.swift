@@ -351,6 +351,22 @@ import Testing
         return gate
     }
 
+    /// By default a cold request writes only its result to disk, not its source; `keepsSources`
+    /// keeps the source too, and a second size of it is then made without the origin.
+    @Test func sourcesAreKeptOnDiskOnlyWhenAsked() async throws {
+        for keeps in [false, true] {
+            let fixture = try await ServerFixture { $0.keepsSources = keeps }
+            serve(fixture)
+            let source = fixture.source("/photo.jpg")
+            #expect(try await fixture.get("/insecure/w:40/plain/\(source)@png").status == 200)
+            await fixture.managerFixture.manager.backgroundWrites.waitUntilIdle()
+            #expect(await fixture.managerFixture.cache.diskImageExists(forKey: source) == keeps)
+            #expect(try await fixture.get("/insecure/w:30/plain/\(source)@png").status == 200)
+            #expect(fixture.sources.requestCount(for: "/photo.jpg") == (keeps ? 1 : 2))
+            await fixture.stop()
+        }
+    }
+
     @Test func stoppingLetsARequestUnderWayFinish() async throws {
         let fixture = try await ServerFixture()
         let gate = gatedSource(fixture, "/slow.jpg")

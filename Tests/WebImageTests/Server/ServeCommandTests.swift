@@ -35,13 +35,13 @@ import Testing
         guard case .success(let command) = ServeCommand.parse(
             ["--bind", "0.0.0.0", "--port", "9000", "--cache-dir", "/tmp/c", "--key", "aa", "--salt", "bb", "--max-inflight", "3",
              "--queue", "7", "--allow-host", "*.example.com", "--allow-host", "a.org", "--source-policy", "public-only",
-             "--memory-limit", "100", "--variant-memory-limit", "32", "--malloc-arenas", "3"]
+             "--memory-limit", "100", "--variant-memory-limit", "32", "--malloc-arenas", "3", "--disk-limit", "200", "--keep-sources"]
         ) else { Issue.record("parse failed"); return }
         #expect(command.bind == "0.0.0.0" && command.port == 9000 && command.cacheDirectory?.path == "/tmp/c")
         #expect(command.keyHex == "aa" && command.saltHex == "bb" && !command.unsigned && !command.demo)
         #expect(command.maxInFlight == 3 && command.queue == 7 && command.allowedHosts == ["*.example.com", "a.org"])
         #expect(command.sourcePolicy == .publicOnly && command.memoryLimit == 100 << 20)
-        #expect(command.variantMemoryLimit == 32 << 20 && command.mallocArenas == 3)
+        #expect(command.variantMemoryLimit == 32 << 20 && command.mallocArenas == 3 && command.diskLimit == 200 << 20 && command.keepsSources)
         guard case .failure = ServeCommand.parse(["--unsigned", "--memory-limit", "-1"]) else { Issue.record("accepted -1 MiB"); return }
         guard case .failure = ServeCommand.parse(["--unsigned", "--malloc-arenas", "0"]) else { Issue.record("accepted 0 arenas"); return }
         guard case .failure = ServeCommand.parse(["--unsigned", "--variant-memory-limit", "x"]) else { Issue.record("accepted x MiB"); return }
@@ -57,6 +57,7 @@ import Testing
     @Test func itsMemoryDefaultsAreAServers() throws {
         guard case .success(let command) = ServeCommand.parse(["--unsigned"]) else { Issue.record("parse failed"); return }
         #expect(command.memoryLimit == 0 && command.variantMemoryLimit == 64 << 20 && command.mallocArenas == 2)
+        #expect(command.diskLimit == 1 << 30 && !command.keepsSources)
     }
 
     /// The arena bound applies through `mallopt`, except where the environment names its own.
