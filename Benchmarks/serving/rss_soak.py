@@ -25,17 +25,6 @@ import serve_bench  # noqa: E402  (server start and stop, cold paths, wrk)
 GROWTH_GOAL = 0.05
 
 
-def vm_rss_kib(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=int, default=300)
@@ -51,7 +40,7 @@ def main():
 
     def sample():
         while not stop.wait(2):
-            samples.append((time.monotonic() - started, vm_rss_kib(proc.pid)))
+            samples.append((time.monotonic() - started, serve_bench.proc_status_kib(proc.pid, "VmRSS")))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()

@@ -119,15 +119,20 @@ def path_for(server, cell, i, cold):
 group_pids = thumbor_bench.group_pids
 
 
-def vm_hwm_kib(pid):
+def proc_status_kib(pid, field):
+    """A kB line of /proc/<pid>/status (VmHWM: the peak RSS, VmRSS: the RSS now); 0 when it is gone."""
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1])
     except OSError:
         pass
     return 0
+
+
+def vm_hwm_kib(pid):
+    return proc_status_kib(pid, "VmHWM")
 
 
 class PeakRSS:

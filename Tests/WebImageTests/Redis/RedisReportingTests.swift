@@ -77,8 +77,8 @@ import Testing
         // The filler makes the variant the server will be asked for, through its own server.
         let fillerServer = try ImageServer(manager: filler, config: ImageServerConfig(port: 0, signing: .unsigned))
         let server = try ImageServer(manager: served, config: ImageServerConfig(port: 0, signing: .unsigned))
-        let (fillerPort, fillerTask) = try await Self.start(fillerServer)
-        let (port, task) = try await Self.start(server)
+        let (fillerPort, fillerTask) = try await ServerFixture.start(fillerServer)
+        let (port, task) = try await ServerFixture.start(server)
         #expect(try await Self.get(fillerPort, path).status == 200)
         await filler.shutdown()   // its stores reached Redis
         #expect(try await Self.get(port, path).status == 200)
@@ -99,17 +99,6 @@ import Testing
         task.cancel()
         _ = await (fillerTask.result, task.result)
         await served.shutdown()
-    }
-
-    private static func start(_ server: ImageServer) async throws -> (UInt16, Task<Void, any Error>) {
-        let listening = AsyncStream<UInt16>.makeStream()
-        let task = Task {
-            defer { listening.continuation.finish() }
-            try await server.run { listening.continuation.yield($0) }
-        }
-        var ports = listening.stream.makeAsyncIterator()
-        guard let port = await ports.next() else { throw ServerError.cannotListen("did not listen") }
-        return (port, task)
     }
 
     private static func get(_ port: UInt16, _ path: String) async throws -> (status: Int, text: String) {

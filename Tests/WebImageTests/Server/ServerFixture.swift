@@ -28,8 +28,22 @@ struct ServerFixture {
         var config = ImageServerConfig(port: 0, signing: signing, coders: Self.coders)
         configure(&config)
         let server = try ImageServer(manager: managerFixture.manager, config: config)
+        (port, running) = try await Self.start(server)
+        self.server = server
+        let configuration = URLSessionConfiguration.ephemeral
+        // Generous: at the start of a full `swift test` run, child-process tests block both threads of
+        // the cooperative pool (where the manager's work runs) for tens of seconds.
+        configuration.timeoutIntervalForRequest = 180
+        configuration.httpMaximumConnectionsPerHost = 32   // URLSession's default (6) would queue concurrent tests' requests
+        session = URLSession(configuration: configuration)
+    }
+
+    /// Runs `server` in a task of its own; returns once it listens, with its port and that task
+    /// (cancel it to stop the server).
+    /// - Throws: why it did not listen.
+    static func start(_ server: ImageServer) async throws -> (port: UInt16, running: Task<Void, any Error>) {
         let listening = AsyncStream<UInt16>.makeStream()
-        running = Task {
+        let running = Task {
             defer { listening.continuation.finish() }   // also when it throws before listening
             try await server.run { port in listening.continuation.yield(port) }
         }
@@ -38,14 +52,7 @@ struct ServerFixture {
             try await running.value   // throws why it did not listen
             throw ServerError.cannotListen("the server returned without listening")
         }
-        self.server = server
-        self.port = port
-        let configuration = URLSessionConfiguration.ephemeral
-        // Generous: at the start of a full `swift test` run, child-process tests block both threads of
-        // the cooperative pool (where the manager's work runs) for tens of seconds.
-        configuration.timeoutIntervalForRequest = 180
-        configuration.httpMaximumConnectionsPerHost = 32   // URLSession's default (6) would queue concurrent tests' requests
-        session = URLSession(configuration: configuration)
+        return (port, running)
     }
 
     var base: String { "http://127.0.0.1:\(port)" }
