@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebImage
 
 /// What answers each request of an ``ImageServer``: a `Sendable` value made once from the server's

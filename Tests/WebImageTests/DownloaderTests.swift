@@ -547,7 +547,7 @@ final class Gate: Sendable {
         server.route("/plain.bin") { _ in gate.wait(); return TestResponse(body: plainBody) }
         // Not patient without end: a download whose callbacks went to the other one ends in its
         // time-out, not a hang; two minutes leave a loaded machine room to serve both.
-        let downloader = Downloader(config: DownloaderConfig(downloadTimeout: .seconds(120) * testTimeScale))
+        let downloader = Downloader(config: DownloaderConfig(downloadTimeout: .seconds(120) * testTimeScale, idleTimeout: .seconds(120) * testTimeScale))
         let cookie = Task { try await downloader.load(ImageLoadRequest(url: server.url("/cookie.bin"), handlesCookies: true)).data }
         let plain = Task { try await downloader.load(ImageLoadRequest(url: server.url("/plain.bin"))).data }
         try await waitUntil { server.totalRequestCount == 2 }
