@@ -55,6 +55,7 @@ final class ColdWorkExecutor: TaskExecutor, @unchecked Sendable {
         let executor = asUnownedTaskExecutor()
         while true {
             condition.lock()
+            // Blocks only this executor's own threads (started in `init`), never the cooperative pool's.
             while head == jobs.count { condition.wait() }
             let job = jobs[head]
             head += 1

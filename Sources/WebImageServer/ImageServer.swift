@@ -88,6 +88,24 @@ public final class ImageServer: Sendable {
         self.http.withLock { $0 = nil }
     }
 
+    /// Runs the server in a task of its own and returns once it listens, with its port and that task
+    /// (cancel it to stop the server; its value throws what ``run(onListening:)`` threw). What
+    /// `webimage serve` and the tests start a server with.
+    /// - Throws: why it did not listen (``ServerError/cannotListen(_:)``, ``ServerError/alreadyRunning``).
+    package func start() async throws -> (port: UInt16, running: Task<Void, any Error>) {
+        let listening = AsyncStream<UInt16>.makeStream()
+        let running = Task {
+            defer { listening.continuation.finish() }   // also when it throws before listening
+            try await run { port in listening.continuation.yield(port) }
+        }
+        var ports = listening.stream.makeAsyncIterator()
+        guard let port = await ports.next() else {
+            try await running.value   // throws why it did not listen
+            throw ServerError.cannotListen("the server returned without listening")
+        }
+        return (port, running)
+    }
+
     /// Applies every preset to an empty request, so a bad one stops the server at start (as imgproxy refuses to start).
     private static func checkPresets(_ config: ImageServerConfig) throws(ServerError) {
         for (name, _) in config.presets {

@@ -209,14 +209,11 @@ struct ServeCommand {
             Console.error("webimage serve: \(error)\n")
             return 1
         }
-        let listening = AsyncStream<UInt16>.makeStream()
-        let running = Task {
-            defer { listening.continuation.finish() }   // also when it throws before listening
-            try await server.run { port in listening.continuation.yield(port) }
-        }
-        var ports = listening.stream.makeAsyncIterator()
-        guard let port = await ports.next() else {
-            if case .failure(let error) = await running.result { Console.error("webimage serve: \(error)\n") }
+        let port: UInt16, running: Task<Void, any Error>
+        do {
+            (port, running) = try await server.start()
+        } catch {
+            Console.error("webimage serve: \(error)\n")
             return 1
         }
         let host = bind.contains(":") ? "[\(bind)]" : bind

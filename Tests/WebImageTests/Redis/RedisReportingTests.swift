@@ -77,8 +77,8 @@ import Testing
         // The filler makes the variant the server will be asked for, through its own server.
         let fillerServer = try ImageServer(manager: filler, config: ImageServerConfig(port: 0, signing: .unsigned))
         let server = try ImageServer(manager: served, config: ImageServerConfig(port: 0, signing: .unsigned))
-        let (fillerPort, fillerTask) = try await ServerFixture.start(fillerServer)
-        let (port, task) = try await ServerFixture.start(server)
+        let (fillerPort, fillerTask) = try await fillerServer.start()
+        let (port, task) = try await server.start()
         #expect(try await Self.get(fillerPort, path).status == 200)
         await filler.shutdown()   // its stores reached Redis
         #expect(try await Self.get(port, path).status == 200)

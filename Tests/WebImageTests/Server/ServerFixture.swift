@@ -28,7 +28,7 @@ struct ServerFixture {
         var config = ImageServerConfig(port: 0, signing: signing, coders: Self.coders)
         configure(&config)
         let server = try ImageServer(manager: managerFixture.manager, config: config)
-        (port, running) = try await Self.start(server)
+        (port, running) = try await server.start()
         self.server = server
         let configuration = URLSessionConfiguration.ephemeral
         // Generous: at the start of a full `swift test` run, child-process tests block both threads of
@@ -36,23 +36,6 @@ struct ServerFixture {
         configuration.timeoutIntervalForRequest = 180
         configuration.httpMaximumConnectionsPerHost = 32   // URLSession's default (6) would queue concurrent tests' requests
         session = URLSession(configuration: configuration)
-    }
-
-    /// Runs `server` in a task of its own; returns once it listens, with its port and that task
-    /// (cancel it to stop the server).
-    /// - Throws: why it did not listen.
-    static func start(_ server: ImageServer) async throws -> (port: UInt16, running: Task<Void, any Error>) {
-        let listening = AsyncStream<UInt16>.makeStream()
-        let running = Task {
-            defer { listening.continuation.finish() }   // also when it throws before listening
-            try await server.run { port in listening.continuation.yield(port) }
-        }
-        var ports = listening.stream.makeAsyncIterator()
-        guard let port = await ports.next() else {
-            try await running.value   // throws why it did not listen
-            throw ServerError.cannotListen("the server returned without listening")
-        }
-        return (port, running)
     }
 
     var base: String { "http://127.0.0.1:\(port)" }
