@@ -3,6 +3,7 @@
 //   webimage                      load the bundled samples through the pipeline twice, write thumbnails
 //   webimage decode [options] FILE...
 //   webimage fetch [options] URL...
+//   webimage info [--json] FILE|URL...
 //   webimage cache stats|sweep|clear|fill [DIR | --cache-dir DIR]
 //   webimage serve [options]      an image server (imgproxy URLs) on libmicrohttpd
 //   webimage help
@@ -26,6 +27,8 @@ case "decode":
     status = DecodeCommand.run(Array(arguments.dropFirst()))
 case "fetch":
     status = await FetchCommand.run(Array(arguments.dropFirst()))
+case "info":
+    status = await InfoCommand.run(Array(arguments.dropFirst()))
 case "cache":
     status = await CacheCommand.run(Array(arguments.dropFirst()))
 case "serve":

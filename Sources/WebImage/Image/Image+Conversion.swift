@@ -72,4 +72,14 @@ extension Image {
             target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<(4 * width)]))
         }
     }
+
+    /// One straight-alpha channel composited over a background channel, rounded:
+    /// `(c·a + b·(255 − a) + 127) / 255`. Every flattening uses it (backgrounds, placeholders), so
+    /// opaque pixels keep their exact values everywhere.
+    @inline(__always)
+    static func composite(_ channel: UInt8, alpha: UInt8, over background: UInt8) -> UInt8 {
+        let a = Int(alpha)
+        let sum: Int = Int(channel) * a + Int(background) * (255 - a) + 127
+        return UInt8(sum / 255)
+    }
 }

@@ -12,6 +12,9 @@ struct ImageLoadPipeline: Sendable {
         var source: ImageLoadSource
         var byteCount = 0
         var durations = ImageLoadDurations()
+        /// The original's encoded bytes when this run had them in hand (downloaded, or read from the
+        /// disk to derive the result): what image facts read headers from without a second read.
+        var originalData: Data? = nil
     }
 
     typealias Emit = @Sendable (ImageLoadEvent) -> Void
@@ -141,7 +144,7 @@ struct ImageLoadPipeline: Sendable {
         durations.store = .now - storeStarted
         // A derived result never carries the original's bytes: `data` always encodes `image` itself.
         return Outcome(result: ImageResult(image: image, data: isDerived ? nil : downloaded.data, cacheType: .none, url: url),
-                       source: .network, byteCount: downloaded.response.data.count, durations: durations)
+                       source: .network, byteCount: downloaded.response.data.count, durations: durations, originalData: downloaded.data)
     }
 
     /// The result from the caches: the result's own key, else (derived results) made from the
@@ -219,7 +222,7 @@ struct ImageLoadPipeline: Sendable {
         durations.store = .now - storeStarted
         let result = ImageResult(image: transformed, data: nil, cacheType: original.cacheType, url: url)
         return (Outcome(result: result, source: .derived, byteCount: original.cacheType == .disk ? original.data?.count ?? 0 : 0,
-                        durations: durations), original.metadata)
+                        durations: durations, originalData: original.cacheType == .disk ? original.data : nil), original.metadata)
     }
 
     /// Stores the result under ``key`` and, for a derived result, the original bytes under ``originalKey``.

@@ -68,13 +68,16 @@ extension WebImageManager {
         // Closed under the coalescer's lock: a load that passed the flag check just before it was set
         // either registered already (and is waited for) or is refused now.
         variantCoalescer.close()
+        infoCoalescer.close()
         coalescer.close()
         if loadsInFlight == .cancel {
             variantCoalescer.cancelAll()
+            infoCoalescer.cancelAll()
             coalescer.cancelAll()
         }
-        // Variants first: their encodes load through the coalescer and store through backgroundWrites.
+        // Variants and facts first: they load through the coalescer and store through backgroundWrites.
         await variantCoalescer.waitUntilIdle()
+        await infoCoalescer.waitUntilIdle()
         await coalescer.waitUntilIdle()
         await backgroundWrites.waitUntilIdle()
         await cache.shutdown()

@@ -54,6 +54,10 @@ public final class WebImageManager: Sendable {
     let variantCoalescer = LoadCoalescer<EncodedVariant>()
     /// The memory tier of encoded variants (``WebImageManagerConfig/maxVariantMemoryCost``).
     let variantMemory: MemoryCache<String, ImageVariant>
+    /// Image facts computed under way, one per facts key.
+    let infoCoalescer = LoadCoalescer<ImageInfo>()
+    /// The memory tier of image facts: at most ``infoMemoryCountLimit`` entries (a few hundred bytes each).
+    let infoMemory = MemoryCache<String, ImageInfo>(countLimit: WebImageManager.infoMemoryCountLimit, keepsValuesInUse: false)
     let counters = WebImageManagerCounters()
     let observerSlot = ObserverSlot()
     let backgroundWrites = BackgroundTasks()
@@ -242,6 +246,21 @@ public final class WebImageManager: Sendable {
     func loadPixels(url: URL, options: WebImageOptions, context: WebImageContext) async throws(WebImageError) -> Image {
         try await slowLoad(url: url, options: options, context: context, events: nil, memoryChecked: false, optionsProcessed: true)
             .result.image
+    }
+
+    /// ``loadPixels(url:options:context:)`` with the original's encoded bytes beside the pixels: the
+    /// bytes the load had in hand, else the original's stored bytes, else (a cache that keeps no
+    /// bytes) `nil`. Image facts read the header from them.
+    func loadPixelsAndSource(url: URL, options: WebImageOptions, context: WebImageContext) async throws(WebImageError)
+        -> (image: Image, source: Data?) {
+        let outcome = try await slowLoad(url: url, options: options, context: context, events: nil, memoryChecked: false,
+                                         optionsProcessed: true)
+        if let data = outcome.originalData { return (outcome.result.image, data) }
+        guard let key = originalCacheKey(for: url, absoluteString: url.absoluteString, context: context) else {
+            return (outcome.result.image, nil)
+        }
+        let cache = context.originalCache ?? context.cache ?? self.cache
+        return (outcome.result.image, (try? await cache.cachedData(forKey: key))??.data)
     }
 
     /// A load that is not a plain memory hit: counted, timed and reported to the observer. Kept out

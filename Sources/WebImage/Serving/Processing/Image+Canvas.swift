@@ -52,12 +52,12 @@ extension Image {
         guard pixelFormat.hasAlpha else { return self }
         let grayBackground = background.red == background.green && background.green == background.blue
         let target: PixelFormat = !pixelFormat.isColor && grayBackground ? .gray8 : .rgb8
-        let back = [Int(background.red), Int(background.green), Int(background.blue)]
+        let back = [background.red, background.green, background.blue]
         return try mappingRGBARows(to: target) { row, _ in
             for x in 0..<(row.count / 4) {
-                let alpha = Int(row[x * 4 + 3])
+                let alpha = row[x * 4 + 3]
                 for c in 0..<3 {
-                    row[x * 4 + c] = UInt8((Int(row[x * 4 + c]) * alpha + back[c] * (255 - alpha) + 127) / 255)
+                    row[x * 4 + c] = Self.composite(row[x * 4 + c], alpha: alpha, over: back[c])
                 }
                 row[x * 4 + 3] = 255
             }

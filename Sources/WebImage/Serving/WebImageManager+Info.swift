@@ -1,0 +1,122 @@
+import Foundation
+
+extension WebImageManager {
+    /// Entries the memory tier of image facts keeps (each a few hundred bytes).
+    public static let infoMemoryCountLimit = 4096
+
+    /// The facts of the image at `url` — its upright pixel size, format, frames and duration, byte
+    /// size, alpha, orientation, colour profile name, BlurHash, ThumbHash, average and dominant
+    /// colours — for a page to reserve the right box and paint a placeholder at once.
+    ///
+    /// - **Warm**: facts stored before come from their own memory tier, or from the cache's stored
+    ///   bytes under their own key (a small JSON document beside the image's entries), **without
+    ///   decoding anything**.
+    /// - **Cold**: the image is loaded as ``loadImage(url:options:context:)`` loads it — the download
+    ///   shared with every other load of the URL, the original's bytes stored as the context says —
+    ///   but decoded small (to fit 100×100; every frame of an animation), never at full size. The
+    ///   sizes come from the source's header. Computed once for all concurrent callers, then
+    ///   stored in memory and on disk (in the background unless ``WebImageOptions/waitStoreCache``).
+    ///
+    /// The context's thumbnail size and transformer do not apply: facts describe the source.
+    ///
+    /// - Parameters:
+    ///   - url: the image.
+    ///   - options: as for ``loadImage(url:options:context:)``; default `[]`.
+    ///   - context: as for ``loadImage(url:options:context:)`` (cache, key filter, limits, headers);
+    ///     default none.
+    /// - Returns: the facts, with ``ImageInfo/cacheType`` saying where they came from.
+    /// - Throws: ``WebImageError``: whatever ``loadImage(url:options:context:)`` throws, `shutDown`.
+    public func loadImageInfo(url: URL?, options: WebImageOptions = [], context: WebImageContext = WebImageContext()) async throws -> ImageInfo {
+        guard let url, !url.absoluteString.isEmpty else { throw WebImageError.invalidURL(url?.absoluteString) }
+        if isShutDown { throw WebImageError.shutDown(url: url) }
+        var options = options
+        var context = context
+        if hotFlags.load(ordering: .relaxed) & HotFlag.processesOptions.rawValue != 0 {
+            config.optionsProcessor?(url, &options, &context)
+        }
+        context.transformer = nil
+        context.thumbnailPixelSize = nil
+        let key = infoCacheKey(for: url, context: context, options: options)
+        let cache = context.cache ?? self.cache
+        if let key, !options.contains(.fromLoaderOnly), let info = await storedInfo(forKey: key, context: context, cache: cache) {
+            return info
+        }
+        if options.contains(.fromCacheOnly) { throw WebImageError.notInCache(url: url) }
+        let smallContext = Self.infoDecodeContext(context)
+        let smallOptions = options.subtracting(.decodeFirstFrameOnly)
+        let (storeOptions, storeContext) = (options, context)
+        let info = try await infoCoalescer.run(key: key ?? UUID().uuidString, cancellation: .cancelled(url: url),
+                                               refusal: .shutDown(url: url), events: nil, joined: { _ in },
+                                               executor: context.workExecutor) { _ async throws(WebImageError) in
+            var (image, source) = try await self.loadPixelsAndSource(url: url, options: smallOptions, context: smallContext)
+            if source == nil {   // a cache that keeps no bytes: the source once more, from the loader
+                (image, source) = try await self.loadPixelsAndSource(url: url, options: smallOptions.union(.fromLoaderOnly), context: smallContext)
+            }
+            guard let source else { throw .rejected(url: url, reason: "the source's bytes are not available to read its header") }
+            let info: ImageInfo
+            do {
+                info = try ImageInfo(source: source, image: image)
+            } catch {
+                throw .decodingFailed(error as? ImageCodingError ?? .invalidImage("\(error)"), url: url)
+            }
+            if let key { try await self.store(info, forKey: key, options: storeOptions, context: storeContext, cache: cache, url: url) }
+            return info
+        }
+        return info
+    }
+
+    /// The key image facts are stored under: the image's key with `-Info(v1)` inserted; `nil` when
+    /// the key filter says "cache nothing".
+    public func infoCacheKey(for url: URL, context: WebImageContext = WebImageContext(), options: WebImageOptions = []) -> String? {
+        var context = context
+        context.transformer = nil
+        context.thumbnailPixelSize = nil
+        return cacheKey(for: url, context: context, options: options).map { CacheKeys.inserting(Self.infoPart, into: $0) }
+    }
+
+    /// The key part of image facts; its version changes when what they hold does.
+    static let infoPart = "Info(v1)"
+
+    /// The load the facts decode: every frame, upright, fitting 100×100, kept in memory only (a
+    /// 100-pixel decode is not worth a disk entry of its own; the original's bytes are stored as
+    /// the context says).
+    static func infoDecodeContext(_ context: WebImageContext) -> WebImageContext {
+        var small = context
+        small.thumbnailPixelSize = PixelSize(width: PlaceholderPixels.maxSide, height: PlaceholderPixels.maxSide)
+        small.preservesAspectRatio = true
+        small.thumbnailCoversBox = false
+        small.appliesOrientation = true
+        small.storeCacheType = context.storeCacheType.includesMemory ? .memory : .none
+        return small
+    }
+
+    /// Facts from the memory tier, else from the cache's stored bytes (promoted to memory).
+    private func storedInfo(forKey key: String, context: WebImageContext, cache: any ImageCaching) async -> ImageInfo? {
+        if context.queryCacheType.includesMemory, var info = infoMemory.value(forKey: key) {
+            info.cacheType = .memory
+            return info
+        }
+        guard context.queryCacheType.includesDisk, let stored = try? await cache.cachedData(forKey: key),
+              var info = try? JSONDecoder().decode(ImageInfo.self, from: stored.data) else { return nil }
+        if context.storeCacheType.includesMemory { infoMemory.setValue(info, forKey: key) }
+        info.cacheType = .disk
+        return info
+    }
+
+    private func store(_ info: ImageInfo, forKey key: String, options: WebImageOptions, context: WebImageContext,
+                       cache: any ImageCaching, url: URL) async throws(WebImageError) {
+        if context.storeCacheType.includesMemory { infoMemory.setValue(info, forKey: key) }
+        guard context.storeCacheType.includesDisk, !options.contains(.cacheMemoryOnly), let data = try? JSONEncoder().encode(info) else { return }
+        let write: @Sendable () async throws -> Void = { try await cache.storeData(data, forKey: key, metadata: nil) }
+        if options.contains(.waitStoreCache) {
+            do { try await write() } catch { throw .cacheStoreFailed(error as? DiskCacheError ?? .other("\(error)"), url: url) }
+        } else {
+            let observer = observerSlot
+            backgroundWrites.start {
+                do { try await write() } catch {
+                    observer.emit { .diskWriteFailed(key: key, error: error as? DiskCacheError ?? .other("\(error)")) }
+                }
+            }
+        }
+    }
+}
