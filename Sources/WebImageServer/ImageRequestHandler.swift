@@ -43,6 +43,7 @@ struct ImageRequestHandler: Sendable {
             return .text(404, "not found")
         default:
             if request.path.hasPrefix("/samples/") { return sample(named: String(request.path.dropFirst("/samples/".count))) }
+            if request.path.hasPrefix("/info/") { return await info(for: request) }
             return await image(for: request)
         }
     }
@@ -82,11 +83,7 @@ struct ImageRequestHandler: Sendable {
         } catch {
             return .text(400, "bad request: \(error.reason)")
         }
-        if let signer {
-            guard signer.isValid(path.signature, for: path.signedPath) else { return .text(403, "forbidden: bad signature") }
-        } else if path.signature.contains(":") {
-            return .text(403, "forbidden: the signature segment looks like a processing option; every URL starts with /<signature>/")
-        }
+        if let refusal = signatureRefusal(for: path) { return refusal }
         let parsed: ProcessingRequest
         do {
             parsed = try ProcessingRequest(path: path, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions)
@@ -97,17 +94,10 @@ struct ImageRequestHandler: Sendable {
         } catch {
             return .text(404, "not found: the URL has expired")
         }
-        var source = path.source
-        if source.scheme?.lowercased() == "local" {
-            do throws(LocalSource.Refusal) {
-                source = try LocalSource.fileURL(for: source, root: config.localRoot)
-            } catch .disabled {
-                return .text(403, "forbidden: local sources are not enabled on this server")
-            } catch {
-                return .text(404, "not found: the local path leads outside the local root")
-            }
-        } else if !allows(path.source) {
-            return .text(403, "forbidden: the source host is not allowed")
+        let source: URL
+        switch resolvedSource(of: path) {
+        case .success(let url): source = url
+        case .failure(let refusal): return refusal.response
         }
         let parameters = VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
                                            watermark: config.watermark, limits: manager.config.limits)
@@ -138,6 +128,37 @@ struct ImageRequestHandler: Sendable {
             return .text(status, text)
         } catch {
             return .text(500, "internal error")
+        }
+    }
+
+    /// A 403 when the path's signature is wrong (or, unsigned, when its first segment is an option), else `nil`.
+    func signatureRefusal(for path: ProcessingPath) -> HTTPResponse? {
+        if let signer {
+            guard signer.isValid(path.signature, for: path.signedPath) else { return .text(403, "forbidden: bad signature") }
+        } else if path.signature.contains(":") {
+            return .text(403, "forbidden: the signature segment looks like a processing option; every URL starts with /<signature>/")
+        }
+        return nil
+    }
+
+    /// Why a source is refused: the answer to send.
+    struct SourceRefusal: Error {
+        var response: HTTPResponse
+    }
+
+    /// The URL to load for the path's source: a `local:///` path as a file under the local root, or
+    /// an allowed host's URL; otherwise the 403 or 404 to answer.
+    func resolvedSource(of path: ProcessingPath) -> Result<URL, SourceRefusal> {
+        let source = path.source
+        guard source.scheme?.lowercased() == "local" else {
+            return allows(source) ? .success(source) : .failure(SourceRefusal(response: .text(403, "forbidden: the source host is not allowed")))
+        }
+        do throws(LocalSource.Refusal) {
+            return .success(try LocalSource.fileURL(for: source, root: config.localRoot))
+        } catch .disabled {
+            return .failure(SourceRefusal(response: .text(403, "forbidden: local sources are not enabled on this server")))
+        } catch {
+            return .failure(SourceRefusal(response: .text(404, "not found: the local path leads outside the local root")))
         }
     }
 
@@ -182,9 +203,14 @@ struct ImageRequestHandler: Sendable {
 
     /// `public, max-age=N`: the configured age, or less when the URL expires sooner (imgproxy's rule).
     private func cacheControl(for request: ProcessingRequest) -> String {
+        cacheControl(expires: request.expires)
+    }
+
+    /// `public, max-age=N` for a URL that expires at the Unix time `expires` (0: never).
+    func cacheControl(expires: Int64) -> String {
         var age = config.cacheMaxAge
-        if request.expires > 0 {
-            let left = Int(Double(request.expires) - Date().timeIntervalSince1970)
+        if expires > 0 {
+            let left = Int(Double(expires) - Date().timeIntervalSince1970)
             if left > 0 { age = min(age, left) }
         }
         return "public, max-age=\(age)"

@@ -25,7 +25,7 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     /// The name (`desc` tag) of the embedded ICC colour profile, such as `"Display P3"`; `nil` when
     /// there is none (the pixels are sRGB) or it has no readable name.
     public var colorProfileName: String?
-    /// The BlurHash, 4×3 components, transparent pixels composited over white.
+    /// The BlurHash (4×3 components unless asked otherwise), transparent pixels composited over white.
     public var blurHash: String
     /// The ThumbHash's bytes (``ThumbHash/init(bytes:)`` reads them; ``thumbHashBase64`` for JSON).
     public var thumbHash: [UInt8]
@@ -61,7 +61,7 @@ public struct ImageInfo: Sendable, Hashable, Codable {
 
     /// The facts of `source` (the original's bytes) and `image` (its small decode: all frames,
     /// upright, fitting 100×100).
-    init(source: Data, image: Image) throws {
+    init(source: Data, image: Image, blurHashComponents: (x: Int, y: Int) = (4, 3)) throws {
         let header = ImageHeader(data: source)
         let pixels = try PlaceholderPixels(image: image)
         let colors = ImageColors(pixels: pixels)
@@ -71,7 +71,7 @@ public struct ImageInfo: Sendable, Hashable, Codable {
                   frameCount: frames.count, duration: image.isAnimated ? frames.reduce(.zero) { $0 + $1.duration } : nil,
                   loopCount: image.isAnimated ? image.loopCount : 0, byteCount: source.count, hasAlpha: image.pixelFormat.hasAlpha,
                   orientation: header.orientation, colorProfileName: ICCProfileReader.profile(in: source).flatMap(ICCProfileDescription.name),
-                  blurHash: try BlurHash(pixels: pixels).string, thumbHash: ThumbHash(pixels: pixels).bytes,
+                  blurHash: try BlurHash(pixels: pixels, xComponents: blurHashComponents.x, yComponents: blurHashComponents.y).string, thumbHash: ThumbHash(pixels: pixels).bytes,
                   averageColor: colors.average, dominantColor: colors.dominant)
     }
 

@@ -21,13 +21,21 @@ extension WebImageManager {
     ///
     /// - Parameters:
     ///   - url: the image.
+    ///   - blurHashComponents: the BlurHash's components along the width and the height, 1–9 each;
+    ///     default 4×3 (facts of other counts are stored under keys of their own).
     ///   - options: as for ``loadImage(url:options:context:)``; default `[]`.
     ///   - context: as for ``loadImage(url:options:context:)`` (cache, key filter, limits, headers);
     ///     default none.
     /// - Returns: the facts, with ``ImageInfo/cacheType`` saying where they came from.
-    /// - Throws: ``WebImageError``: whatever ``loadImage(url:options:context:)`` throws, `shutDown`.
-    public func loadImageInfo(url: URL?, options: WebImageOptions = [], context: WebImageContext = WebImageContext()) async throws -> ImageInfo {
+    /// - Throws: ``WebImageError``: whatever ``loadImage(url:options:context:)`` throws, `shutDown`,
+    ///   `rejected` for component counts outside 1–9.
+    public func loadImageInfo(url: URL?, blurHashComponents: (x: Int, y: Int) = (4, 3), options: WebImageOptions = [],
+                              context: WebImageContext = WebImageContext()) async throws -> ImageInfo {
         guard let url, !url.absoluteString.isEmpty else { throw WebImageError.invalidURL(url?.absoluteString) }
+        let components = blurHashComponents
+        guard (1...9).contains(components.x), (1...9).contains(components.y) else {
+            throw WebImageError.rejected(url: url, reason: PlaceholderError.invalidComponentCount(x: components.x, y: components.y).description)
+        }
         if isShutDown { throw WebImageError.shutDown(url: url) }
         var options = options
         var context = context
@@ -36,7 +44,7 @@ extension WebImageManager {
         }
         context.transformer = nil
         context.thumbnailPixelSize = nil
-        let key = infoCacheKey(for: url, context: context, options: options)
+        let key = infoCacheKey(for: url, blurHashComponents: components, context: context, options: options)
         let cache = context.cache ?? self.cache
         if let key, !options.contains(.fromLoaderOnly), let info = await storedInfo(forKey: key, context: context, cache: cache) {
             return info
@@ -55,7 +63,7 @@ extension WebImageManager {
             guard let source else { throw .rejected(url: url, reason: "the source's bytes are not available to read its header") }
             let info: ImageInfo
             do {
-                info = try ImageInfo(source: source, image: image)
+                info = try ImageInfo(source: source, image: image, blurHashComponents: components)
             } catch {
                 throw .decodingFailed(error as? ImageCodingError ?? .invalidImage("\(error)"), url: url)
             }
@@ -65,17 +73,17 @@ extension WebImageManager {
         return info
     }
 
-    /// The key image facts are stored under: the image's key with `-Info(v1)` inserted; `nil` when
-    /// the key filter says "cache nothing".
-    public func infoCacheKey(for url: URL, context: WebImageContext = WebImageContext(), options: WebImageOptions = []) -> String? {
+    /// The key image facts are stored under: the image's key with `-Info(v1)` inserted
+    /// (`-Info(v1,bh5x2)` for other BlurHash components); `nil` when the key filter says "cache
+    /// nothing". The context's thumbnail size and transformer are not part of it.
+    public func infoCacheKey(for url: URL, blurHashComponents: (x: Int, y: Int) = (4, 3), context: WebImageContext = WebImageContext(),
+                             options: WebImageOptions = []) -> String? {
         var context = context
         context.transformer = nil
         context.thumbnailPixelSize = nil
-        return cacheKey(for: url, context: context, options: options).map { CacheKeys.inserting(Self.infoPart, into: $0) }
+        let part = blurHashComponents == (4, 3) ? "Info(v1)" : "Info(v1,bh\(blurHashComponents.x)x\(blurHashComponents.y))"
+        return cacheKey(for: url, context: context, options: options).map { CacheKeys.inserting(part, into: $0) }
     }
-
-    /// The key part of image facts; its version changes when what they hold does.
-    static let infoPart = "Info(v1)"
 
     /// The load the facts decode: every frame, upright, fitting 100×100, kept in memory only (a
     /// 100-pixel decode is not worth a disk entry of its own; the original's bytes are stored as

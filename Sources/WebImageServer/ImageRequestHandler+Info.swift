@@ -1,0 +1,62 @@
+import Foundation
+import WebImage
+
+extension ImageRequestHandler {
+    /// An imgproxy `/info/<signature>/<options>/plain/<source>` (or base64 source) URL: signed and
+    /// checked as image URLs are, answered with the facts as JSON in the shape of imgproxy's `/info`
+    /// (``ImageInfo/json(_:)``) with a strong ETag and `Cache-Control` as for images. Warm facts are
+    /// answered before a processing slot is taken; cold ones decode the source small, in a slot.
+    func info(for request: HTTPRequest) async -> HTTPResponse {
+        let path: ProcessingPath
+        do {
+            path = try ProcessingPath(path: String(request.path.dropFirst("/info".count)))
+        } catch {
+            return .text(400, "bad request: \(error.reason)")
+        }
+        if let refusal = signatureRefusal(for: path) { return refusal }
+        let parsed: InfoRequest
+        do {
+            parsed = try InfoRequest(path: path)
+        } catch let error as ProcessingPath.Invalid {
+            return .text(400, "bad request: \(error.reason)")
+        } catch {
+            return .text(404, "not found: the URL has expired")
+        }
+        let source: URL
+        switch resolvedSource(of: path) {
+        case .success(let url): source = url
+        case .failure(let refusal): return refusal.response
+        }
+        var context = WebImageContext()
+        context.workExecutor = coldWork
+        if !config.keepsSources { (context.originalQueryCacheType, context.originalStoreCacheType) = (.none, .none) }
+        let components = (x: parsed.blurHashX, y: parsed.blurHashY)
+        if let warm = try? await manager.loadImageInfo(url: source, blurHashComponents: components, options: .fromCacheOnly, context: context) {
+            return response(for: warm, parsed: parsed, request: request)
+        }
+        guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
+        defer { slots.release() }
+        do {
+            let info = try await withTaskExecutorPreference(coldWork) {
+                try await manager.loadImageInfo(url: source, blurHashComponents: components, context: context)
+            }
+            return response(for: info, parsed: parsed, request: request)
+        } catch let error as WebImageError {
+            let (status, text) = Self.status(for: error)
+            return .text(status, text)
+        } catch {
+            return .text(500, "internal error")
+        }
+    }
+
+    /// The facts' JSON (or a 304 for its ETag).
+    private func response(for info: ImageInfo, parsed: InfoRequest, request: HTTPRequest) -> HTTPResponse {
+        let body = info.json(parsed.fields)
+        let tag = ImageVariant.entityTag(of: body)
+        let headers: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", cacheControl(expires: parsed.expires))]
+        if let tags = request.ifNoneMatch, Self.matches(tags, tag) {
+            return HTTPResponse(status: 304, headers: headers, body: Data())
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")] + headers, body: body)
+    }
+}
