@@ -1,7 +1,7 @@
 """The reference BlurHash and ThumbHash encoders, as used by placeholder-fixtures.py and placeholder-check.py.
 
-Run inside the virtual environment that scripts/placeholder-venv.sh makes (blurhash-python, thumbhash-python,
-Pillow). What each reference is:
+Run inside the virtual environment that scripts/placeholder-venv.sh makes (blurhash-python and Pillow, pinned;
+thumbhash-python only with --with-thumbhash-python). What each reference is:
 
   BlurHash   blurhash-python (PyPI), whose C extension is woltapp/blurhash's C encoder and decoder
              (`blurHashForPixels`, `decodeToArray`), built with cffi and linked against the system libm
@@ -12,7 +12,14 @@ Pillow). What each reference is:
              session put the copy it fetched). thumbhash-python (PyPI) is NOT byte-identical to it: Python's
              round() rounds halves to even where Math.round rounds them up, and glibc's cos differs from
              V8's Math.cos (fdlibm) in the last bit for about 3 % of the DCT arguments. It stays available as
-             `ThumbHashPython`, for a machine without the JavaScript file, with that caveat.
+             `ThumbHashPython` (placeholder-check.py --thumbhash-ref python, and placeholder-fixtures.py's
+             diagnostic line), with that caveat, when the venv was made with --with-thumbhash-python. A
+             machine without the JavaScript (CI) uses instead the values the JavaScript computed, stored in
+             scripts/placeholder-expected.tsv with the SHA-256 of the pixels they were computed from
+             (placeholder-check.py --write-expected / --expected).
+
+Each reference has a `name` that says which one it is and which version: placeholder-check.py prints it
+in its summary and stores it beside the values it writes.
 """
 import base64
 import hashlib
@@ -25,6 +32,30 @@ import tempfile
 from PIL import Image
 
 import blurhash
+
+# The git blob id of evanw/thumbhash's js/thumbhash.js -> the newest commit of that repository with that content, so
+# that a reference name says which version ran. (The file has not changed since the repository's first commit,
+# d2e50a7; a652ce6 was its newest commit when the copy in use was fetched.) Another content is named by its blob id.
+KNOWN_THUMBHASH_JS = {
+    "369b118ec2299b51af01541e141635e02579edaa": "a652ce6",
+}
+
+
+def package_version(name):
+    try:
+        from importlib.metadata import version
+        return version(name)
+    except Exception:  # noqa: BLE001
+        return "unknown version"
+
+
+def blurhash_reference_name():
+    return f"woltapp/blurhash C via blurhash-python {package_version('blurhash-python')}"
+
+
+def git_blob_id(data):
+    """What `git hash-object` prints for a file with these bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def default_thumbhash_js():
@@ -96,9 +127,10 @@ for await (const line of createInterface({ input: process.stdin, crlfDelay: Infi
 
 
 class ThumbHashJS:
-    """evanw's js/thumbhash.js in one long-lived node process."""
+    """evanw's js/thumbhash.js in one long-lived node process.
 
-    name = "evanw/thumbhash js/thumbhash.js (node)"
+    Its name says which js/thumbhash.js (the evanw/thumbhash commit, or the git blob id of an unknown
+    content) under which node, e.g. "evanw/thumbhash js/thumbhash.js a652ce6 (node 20.20.2)"."""
 
     def __init__(self, path=None, node=None):
         self.path = os.path.abspath(path or default_thumbhash_js())
@@ -109,6 +141,11 @@ class ThumbHashJS:
         node = node or shutil.which("node") or shutil.which("nodejs")
         if not node:
             raise FileNotFoundError("node is not installed (apt-get install nodejs)")
+        with open(self.path, "rb") as f:
+            blob = git_blob_id(f.read())
+        version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip().lstrip("v")
+        self.name = (f"evanw/thumbhash js/thumbhash.js {KNOWN_THUMBHASH_JS.get(blob, 'blob ' + blob[:12])} "
+                     f"(node {version or 'unknown version'})")
         self.process = subprocess.Popen(
             [node, "--input-type=module", "-e", _NODE_DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True, bufsize=1, env=dict(os.environ, THUMBHASH_JS=self.path))
@@ -158,11 +195,18 @@ class ThumbHashPython:
 
     Not byte-identical to evanw's JavaScript (see the module docstring); only a fallback."""
 
-    name = "thumbhash-python rgba_to_thumbhash (NOT identical to evanw's JS)"
+    def __init__(self):
+        try:
+            from thumbhash.encode import rgba_to_thumbhash
+        except ImportError as error:
+            raise FileNotFoundError(f"thumbhash-python is not installed ({error}): make the venv with "
+                                    "scripts/placeholder-venv.sh --with-thumbhash-python") from None
+        self._encode = rgba_to_thumbhash
+        self.name = (f"thumbhash-python {package_version('thumbhash-python')} rgba_to_thumbhash "
+                     "(NOT identical to evanw's JS)")
 
     def encode(self, width, height, rgba):
-        from thumbhash.encode import rgba_to_thumbhash
-        return bytes(rgba_to_thumbhash(width, height, list(bytes(rgba))))
+        return bytes(self._encode(width, height, list(bytes(rgba))))
 
     def decode(self, hash_bytes):
         raise NotImplementedError("use the JavaScript reference for decoding")

@@ -7,24 +7,9 @@ extension ImageRequestHandler {
     /// (``ImageInfo/json(_:)``) with a strong ETag and `Cache-Control` as for images. Warm facts are
     /// answered before a processing slot is taken; cold ones decode the source small, in a slot.
     func info(for request: HTTPRequest) async -> HTTPResponse {
-        let path: ProcessingPath
-        do {
-            path = try ProcessingPath(path: String(request.path.dropFirst("/info".count)))
-        } catch {
-            return .text(400, "bad request: \(error.reason)")
-        }
-        if let refusal = signatureRefusal(for: path) { return refusal }
-        let parsed: InfoRequest
-        do {
-            parsed = try InfoRequest(path: path)
-        } catch let error as ProcessingPath.Invalid {
-            return .text(400, "bad request: \(error.reason)")
-        } catch {
-            return .text(404, "not found: the URL has expired")
-        }
-        let source: URL
-        switch resolvedSource(of: path) {
-        case .success(let url): source = url
+        let parsed: InfoRequest, source: URL
+        switch admitted(String(request.path.dropFirst("/info".count)), parse: { try InfoRequest(path: $0) }) {
+        case .success(let admitted): (parsed, source) = admitted
         case .failure(let refusal): return refusal.response
         }
         var context = WebImageContext()

@@ -73,30 +73,14 @@ struct ImageRequestHandler: Sendable {
                             body: data)
     }
 
-    /// An image URL: the path taken apart and its signature checked before any option is parsed
-    /// (an unsigned caller cannot probe the parser), then the options, the source's host, a
-    /// processing slot, and the variant.
+    /// An image URL: the path admitted (``admitted(_:parse:)``), then a warm variant, or a
+    /// processing slot and the variant.
     private func image(for request: HTTPRequest) async -> HTTPResponse {
-        let path: ProcessingPath
-        do {
-            path = try ProcessingPath(path: request.path)
-        } catch {
-            return .text(400, "bad request: \(error.reason)")
-        }
-        if let refusal = signatureRefusal(for: path) { return refusal }
-        let parsed: ProcessingRequest
-        do {
-            parsed = try ProcessingRequest(path: path, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions)
-        } catch let error as ProcessingPath.Invalid {
-            return .text(400, "bad request: \(error.reason)")
-        } catch let error as ProcessingRequest.Forbidden {
-            return .text(403, "forbidden: \(error.reason)")
-        } catch {
-            return .text(404, "not found: the URL has expired")
-        }
-        let source: URL
-        switch resolvedSource(of: path) {
-        case .success(let url): source = url
+        let parsed: ProcessingRequest, source: URL
+        switch admitted(request.path, parse: { path in
+            try ProcessingRequest(path: path, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions)
+        }) {
+        case .success(let admitted): (parsed, source) = admitted
         case .failure(let refusal): return refusal.response
         }
         let parameters = VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
@@ -131,8 +115,33 @@ struct ImageRequestHandler: Sendable {
         }
     }
 
+    /// A path taken apart, its signature checked before any option is parsed (an unsigned caller
+    /// cannot probe the parser), its options parsed by `parse`, and its source resolved; or the
+    /// answer that refuses it: 400 for a bad path or option, 403 for a bad signature, a forbidden
+    /// option or source, 404 for an expired URL or a local path leading out of the root.
+    func admitted<Parsed>(_ text: String, parse: (ProcessingPath) throws -> Parsed) -> Result<(Parsed, URL), Refusal> {
+        let path: ProcessingPath
+        do {
+            path = try ProcessingPath(path: text)
+        } catch {
+            return .failure(Refusal(response: .text(400, "bad request: \(error.reason)")))
+        }
+        if let refusal = signatureRefusal(for: path) { return .failure(Refusal(response: refusal)) }
+        let parsed: Parsed
+        do {
+            parsed = try parse(path)
+        } catch let error as ProcessingPath.Invalid {
+            return .failure(Refusal(response: .text(400, "bad request: \(error.reason)")))
+        } catch let error as ProcessingRequest.Forbidden {
+            return .failure(Refusal(response: .text(403, "forbidden: \(error.reason)")))
+        } catch {
+            return .failure(Refusal(response: .text(404, "not found: the URL has expired")))
+        }
+        return resolvedSource(of: path).map { (parsed, $0) }
+    }
+
     /// A 403 when the path's signature is wrong (or, unsigned, when its first segment is an option), else `nil`.
-    func signatureRefusal(for path: ProcessingPath) -> HTTPResponse? {
+    private func signatureRefusal(for path: ProcessingPath) -> HTTPResponse? {
         if let signer {
             guard signer.isValid(path.signature, for: path.signedPath) else { return .text(403, "forbidden: bad signature") }
         } else if path.signature.contains(":") {
@@ -141,24 +150,24 @@ struct ImageRequestHandler: Sendable {
         return nil
     }
 
-    /// Why a source is refused: the answer to send.
-    struct SourceRefusal: Error {
+    /// Why a request is refused: the answer to send.
+    struct Refusal: Error {
         var response: HTTPResponse
     }
 
     /// The URL to load for the path's source: a `local:///` path as a file under the local root, or
     /// an allowed host's URL; otherwise the 403 or 404 to answer.
-    func resolvedSource(of path: ProcessingPath) -> Result<URL, SourceRefusal> {
+    private func resolvedSource(of path: ProcessingPath) -> Result<URL, Refusal> {
         let source = path.source
         guard source.scheme?.lowercased() == "local" else {
-            return allows(source) ? .success(source) : .failure(SourceRefusal(response: .text(403, "forbidden: the source host is not allowed")))
+            return allows(source) ? .success(source) : .failure(Refusal(response: .text(403, "forbidden: the source host is not allowed")))
         }
         do throws(LocalSource.Refusal) {
             return .success(try LocalSource.fileURL(for: source, root: config.localRoot))
         } catch .disabled {
-            return .failure(SourceRefusal(response: .text(403, "forbidden: local sources are not enabled on this server")))
+            return .failure(Refusal(response: .text(403, "forbidden: local sources are not enabled on this server")))
         } catch {
-            return .failure(SourceRefusal(response: .text(404, "not found: the local path leads outside the local root")))
+            return .failure(Refusal(response: .text(404, "not found: the local path leads outside the local root")))
         }
     }
 

@@ -50,6 +50,18 @@ enum Usage {
       --redis-timeout MS      connect and command time-out (default 250); --redis-fill-wait S: how long a
                               process's claim to fetch a URL for the fleet lives, and others wait for it (default 10)
 
+           webimage info [--json] [--cache-dir DIR] [--placeholder-pixels DIR] FILE|URL...
+                                        the facts of each image through the manager, from a small decode
+                                        (never a full-size one); one tab-separated line per input: input, format,
+                                        width, height (upright), frames, bytes, alpha|opaque, EXIF orientation,
+                                        colour profile name (- when none), BlurHash (4x3), ThumbHash (base64),
+                                        average and dominant colours (#rrggbbaa), tier (none/memory/disk); or
+                                        input, error, message (exit code 1)
+      --json          one JSON object per input instead: /info's fields (all of them) plus file and tier
+      --cache-dir DIR cache the facts and sources there (default: a temporary folder, removed at exit)
+      --placeholder-pixels DIR  also write the pixels each encoder read (<n>-blurhash.png, RGB composited over
+                      white; <n>-thumbhash.png, RGBA) and add their paths to the JSON (scripts/placeholder-check.py)
+
            webimage serve [--bind 127.0.0.1] [--port 8080] [--cache-dir DIR] [--key HEX --salt HEX | --unsigned]
                           [--max-inflight N] [--queue N] [--allow-host PATTERN]... [--source-policy default|public-only]
                           [--memory-limit MIB] [--variant-memory-limit MIB] [--malloc-arenas N] [--disk-limit MIB]

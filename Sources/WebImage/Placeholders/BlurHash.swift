@@ -66,6 +66,7 @@ public struct BlurHash: Sendable, Hashable, CustomStringConvertible {
         yComponents = y
     }
 
+    /// The hash string itself.
     public var description: String { string }
 
     /// The colour of the DC component: the image's mean colour (in linear light), as an opaque colour.

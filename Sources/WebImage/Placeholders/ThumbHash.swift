@@ -45,6 +45,7 @@ public struct ThumbHash: Sendable, Hashable, CustomStringConvertible {
     /// The bytes in standard base64 with padding, as pages and imgproxy-style JSON carry them.
     public var base64: String { Data(bytes).base64EncodedString() }
 
+    /// The hash in base64.
     public var description: String { base64 }
 
     /// The image's approximate aspect ratio (width / height), as the hash stores it.

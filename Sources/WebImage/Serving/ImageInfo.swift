@@ -80,6 +80,8 @@ public struct ImageInfo: Sendable, Hashable, Codable {
              blurHash, thumbHash, averageColor, dominantColor
     }
 
+    /// Reads facts stored by ``encode(to:)`` (the cache's JSON form).
+    /// - Throws: `DecodingError` when a field is missing or malformed.
     public init(from decoder: any Decoder) throws {
         let values = try decoder.container(keyedBy: CodingKeys.self)
         func color(_ key: CodingKeys) throws -> PixelColor {
@@ -102,6 +104,8 @@ public struct ImageInfo: Sendable, Hashable, Codable {
         dominantColor = try color(.dominantColor)
     }
 
+    /// Writes the facts for the cache (every field but ``cacheType``; the duration in milliseconds).
+    /// - Throws: what the encoder throws.
     public func encode(to encoder: any Encoder) throws {
         var values = encoder.container(keyedBy: CodingKeys.self)
         try values.encode(pixelSize, forKey: .pixelSize)

@@ -42,8 +42,8 @@ extension WebImageManager {
         if hotFlags.load(ordering: .relaxed) & HotFlag.processesOptions.rawValue != 0 {
             config.optionsProcessor?(url, &options, &context)
         }
-        context.transformer = nil
-        context.thumbnailPixelSize = nil
+        if context.transformer != nil { context.transformer = nil }
+        if context.thumbnailPixelSize != nil { context.thumbnailPixelSize = nil }
         let key = infoCacheKey(for: url, blurHashComponents: components, context: context, options: options)
         let cache = context.cache ?? self.cache
         if let key, !options.contains(.fromLoaderOnly), let info = await storedInfo(forKey: key, context: context, cache: cache) {
@@ -79,8 +79,8 @@ extension WebImageManager {
     public func infoCacheKey(for url: URL, blurHashComponents: (x: Int, y: Int) = (4, 3), context: WebImageContext = WebImageContext(),
                              options: WebImageOptions = []) -> String? {
         var context = context
-        context.transformer = nil
-        context.thumbnailPixelSize = nil
+        if context.transformer != nil { context.transformer = nil }
+        if context.thumbnailPixelSize != nil { context.thumbnailPixelSize = nil }
         let part = blurHashComponents == (4, 3) ? "Info(v1)" : "Info(v1,bh\(blurHashComponents.x)x\(blurHashComponents.y))"
         return cacheKey(for: url, context: context, options: options).map { CacheKeys.inserting(part, into: $0) }
     }
