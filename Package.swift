@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "WebImageHEIF", targets: ["WebImageHEIF"]),
         .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .library(name: "WebImageRedis", targets: ["WebImageRedis"]),
+        .library(name: "WebImageS3", targets: ["WebImageS3"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     targets: [
@@ -103,10 +104,17 @@ let package = Package(
             dependencies: ["WebImage", "CLibHiredis"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // Object storage (any S3-compatible store): s3:// sources and a durable shared tier, a product
+        // of its own over Foundation's URLSession (AWS Signature Version 4 written here).
+        .target(
+            name: "WebImageS3",
+            dependencies: ["WebImage"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
         .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageServer",
-                                                          "WebImageRedis", "CSystemTuning"]),
+                                                          "WebImageRedis", "WebImageS3", "CSystemTuning"]),
         .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageServer",
-                                                          "WebImageRedis", "webimage"],
+                                                          "WebImageRedis", "WebImageS3", "webimage"],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 import Synchronization
 
 /// One Redis server, reached through a small pool of blocking hiredis connections, each on a

@@ -39,16 +39,7 @@ public struct ProcessingURLSigner: Sendable {
     }
 
     static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        var block = key.count > 64 ? digest(key) : key
-        block += [UInt8](repeating: 0, count: 64 - block.count)
-        let inner = digest(block.map { $0 ^ 0x36 } + message)
-        return digest(block.map { $0 ^ 0x5c } + inner)
-    }
-
-    private static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        var hasher = SHA256()
-        hasher.update(bytes)
-        return hasher.finalize()
+        HMAC.sha256(key: key, message: message)
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {

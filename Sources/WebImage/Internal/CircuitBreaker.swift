@@ -1,10 +1,10 @@
 import Synchronization
 
-/// Skips a node that keeps failing (Nygard's circuit breaker): after ``threshold`` failures in a row
+/// Skips a node or store that keeps failing (Nygard's circuit breaker): after ``threshold`` failures in a row
 /// it opens and every call fails at once for ``cooldown``; then one call goes through as a probe
 /// (half-open): its success closes the breaker, its failure opens it for another cooldown.
-final class CircuitBreaker: Sendable {
-    enum Decision: Equatable {
+package final class CircuitBreaker: Sendable {
+    package enum Decision: Equatable {
         /// Go ahead (closed, or this call is the probe).
         case allow
         /// Fail at once: open, or a probe is already under way.
@@ -18,18 +18,18 @@ final class CircuitBreaker: Sendable {
         var openings = 0
     }
 
-    let threshold: Int
-    let cooldown: Duration
+    package let threshold: Int
+    package let cooldown: Duration
     private let state = Mutex(State())
 
-    init(threshold: Int, cooldown: Duration) {
+    package init(threshold: Int, cooldown: Duration) {
         self.threshold = max(1, threshold)
         self.cooldown = cooldown
     }
 
     /// Whether a call may go to the node now; a call allowed while half-open is the probe and must
     /// report its outcome.
-    func decide(now: ContinuousClock.Instant = .now) -> Decision {
+    package func decide(now: ContinuousClock.Instant = .now) -> Decision {
         state.withLock { state in
             guard let openUntil = state.openUntil else { return .allow }
             guard now >= openUntil, !state.probing else { return .skip }
@@ -38,7 +38,7 @@ final class CircuitBreaker: Sendable {
         }
     }
 
-    func recordSuccess() {
+    package func recordSuccess() {
         state.withLock { state in
             state.consecutiveFailures = 0
             state.openUntil = nil
@@ -46,7 +46,7 @@ final class CircuitBreaker: Sendable {
         }
     }
 
-    func recordFailure(now: ContinuousClock.Instant = .now) {
+    package func recordFailure(now: ContinuousClock.Instant = .now) {
         state.withLock { state in
             state.consecutiveFailures += 1
             guard state.probing || state.consecutiveFailures >= threshold else { return }
@@ -57,15 +57,15 @@ final class CircuitBreaker: Sendable {
     }
 
     /// Ends a probe without an outcome (it was never sent): the next call after the cooldown probes.
-    func endProbe() {
+    package func endProbe() {
         state.withLock { $0.probing = false }
     }
 
     /// Whether calls are being skipped now.
-    var isOpen: Bool {
+    package var isOpen: Bool {
         state.withLock { state in state.openUntil.map { ContinuousClock.now < $0 || state.probing } ?? false }
     }
 
     /// How many times the breaker has opened.
-    var openings: Int { state.withLock { $0.openings } }
+    package var openings: Int { state.withLock { $0.openings } }
 }
