@@ -6,8 +6,8 @@ import WebImage
 /// `webimage fetch` and `webimage serve` take them. Add it beside the downloader:
 /// `LoadersManager(loaders: [Downloader(), FileLoader(), S3Loader(client: S3Client(config: …))])`.
 ///
-/// A cached copy is revalidated as HTTP sources are (`If-None-Match` / `If-Modified-Since` with the
-/// object's `ETag` and `Last-Modified`; a 304 keeps it). A missing object is a 404, a refused one a
+/// A cached copy is revalidated as HTTP sources are (`If-None-Match` with the object's `ETag`, else
+/// `If-Modified-Since` with its `Last-Modified`; a 304 keeps it). A missing object is a 404, a refused one a
 /// 403 (``WebImageError/badStatusCode(_:url:retryAfter:)``); time-outs, 5xx and `SlowDown` are
 /// retried by the client first (``S3ClientConfig``). Concurrent loads of one URL are shared by the
 /// manager's load coalescing.
@@ -34,8 +34,13 @@ public struct S3Loader: ImageLoader {
         guard canLoad(url), let bucket = url.host else { throw WebImageError.invalidURL(url.absoluteString) }
         let key = String(url.path.dropFirst())
         var headers: [String: String] = [:]
-        if let tag = request.validators?.entityTag { headers["If-None-Match"] = tag }
-        if let date = request.validators?.lastModified { headers["If-Modified-Since"] = date }
+        // The ETag alone when there is one (S3 always sends it): `Last-Modified` has a one-second
+        // resolution, and an object rewritten within that second would look unchanged.
+        if let tag = request.validators?.entityTag {
+            headers["If-None-Match"] = tag
+        } else if let date = request.validators?.lastModified {
+            headers["If-Modified-Since"] = date
+        }
         let started = ContinuousClock.now
         let response: S3Client.Response
         do {

@@ -16,6 +16,7 @@ struct FetchCommand {
     var quality: Double?
     var accept: String?
     var redis = RedisArguments()
+    var s3 = S3Arguments()
     var urls: [String] = []
 
     /// What one URL gave.
@@ -122,12 +123,22 @@ struct FetchCommand {
                 case .parsed: break
                 case .failed(let message): return .failure(message)
                 case .notMine:
-                    if argument.hasPrefix("--") { return .failure("unknown option \(argument)") }
-                    command.urls.append(argument)
+                    switch command.s3.parse(argument, value: { cursor.next() }) {
+                    case .parsed: break
+                    case .failed(let message): return .failure(message)
+                    case .notMine:
+                        if argument.hasPrefix("--") { return .failure("unknown option \(argument)") }
+                        command.urls.append(argument)
+                    }
                 }
             }
         }
         if command.urls.isEmpty { return .failure("no URL given") }
+        do {
+            try command.s3.validate()
+        } catch {
+            return .failure("\(error)")
+        }
         if command.variantFormat == nil && (command.quality != nil || command.accept != nil) {
             return .failure("--quality and --accept need --format")
         }
@@ -141,10 +152,14 @@ struct FetchCommand {
         return argument.isEmpty ? nil : URL(fileURLWithPath: argument)
     }
 
+    /// The manager of this run: the disk cache, Redis and the object store as the options say, and
+    /// loaders for http(s), files and s3:// (the options were checked by `parse`).
     func makeManager() -> WebImageManager {
-        let cache = redis.cache(over: cacheDirectory.map { ImageCache(directory: $0) } ?? ImageCache.shared)
+        let inner = redis.cache(over: cacheDirectory.map { ImageCache(directory: $0) } ?? ImageCache.shared)
         let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: concurrency))
-        return WebImageManager(cache: cache, loader: LoadersManager(loaders: [downloader, FileLoader()]))
+        let cache = (try? s3.cache(over: inner)) ?? inner
+        let loader = (try? s3.loaders([downloader, FileLoader()])) ?? LoadersManager(loaders: [downloader, FileLoader()])
+        return WebImageManager(cache: cache, loader: loader)
     }
 
     func fetchAll() async -> Int32 {

@@ -17,6 +17,7 @@ struct ServeCommand {
     var allowedHosts: [String] = []
     var sourcePolicy = SourceAddressPolicy.standard
     var redis = RedisArguments()
+    var s3 = S3Arguments()
     /// The memory tier of decoded pixels, in bytes; default 0: none. A server reuses encoded variants
     /// (their own tier below), rarely the decoded pixels of a source, and a decoded tier filled to the
     /// library's default for apps (20 % of RAM, at most 512 MiB) was most of a cold server's memory.
@@ -138,7 +139,12 @@ struct ServeCommand {
                 switch command.redis.parse(argument, value: { cursor.next() }) {
                 case .parsed: break
                 case .failed(let message): return .failure(message)
-                case .notMine: return .failure("unknown option \(argument)")
+                case .notMine:
+                    switch command.s3.parse(argument, value: { cursor.next() }) {
+                    case .parsed: break
+                    case .failed(let message): return .failure(message)
+                    case .notMine: return .failure("unknown option \(argument)")
+                    }
                 }
             }
         }
@@ -147,6 +153,11 @@ struct ServeCommand {
         if command.keyHex == nil && !command.unsigned {
             return .failure("no --key/--salt: refusing to serve unsigned URLs (anyone could make the server fetch anything); "
                             + "pass --unsigned to do it on purpose")
+        }
+        do {
+            try command.s3.validate()
+        } catch {
+            return .failure("\(error)")
         }
         if command.demo && command.sourcePolicy == .publicOnly {
             return .failure("--demo fetches its samples from this server over loopback, which --source-policy public-only refuses")
@@ -179,10 +190,12 @@ struct ServeCommand {
         cacheConfig.maxMemoryCost = max(memoryLimit, 1)
         cacheConfig.shouldCacheImagesInMemory = memoryLimit > 0
         cacheConfig.maxDiskSize = diskLimit
-        let cache = redis.cache(over: cacheDirectory.map { ImageCache(directory: $0, config: cacheConfig) }
+        let inner = redis.cache(over: cacheDirectory.map { ImageCache(directory: $0, config: cacheConfig) }
                                 ?? ImageCache(namespace: "default", config: cacheConfig))
+        let cache = (try? s3.cache(over: inner)) ?? inner   // checked by parse
         let downloader = Downloader(config: DownloaderConfig(sourceAddressPolicy: sourcePolicy))
-        let manager = WebImageManager(cache: cache, loader: localRoot == nil ? downloader : LoadersManager(loaders: [downloader, FileLoader()]),
+        let loaders: [any ImageLoader] = localRoot == nil ? [downloader] : [downloader, FileLoader()]
+        let manager = WebImageManager(cache: cache, loader: (try? s3.loaders(loaders)) ?? LoadersManager(loaders: loaders),
                                       config: WebImageManagerConfig(maxVariantMemoryCost: variantMemoryLimit, variantMemoryAdmission: .whenReused))
         let signing: ImageServerConfig.Signing = keyHex.map { .signed(keyHex: $0, saltHex: saltHex ?? "") } ?? .unsigned
         var config = ImageServerConfig(bindAddress: bind, port: port, signing: signing, allowedHosts: allowedHosts, servesDemoPage: demo || (signing == .unsigned && sourcePolicy != .publicOnly),

@@ -22,8 +22,9 @@ enum Usage {
 
            webimage fetch [--thumbnail N] [--transform SPEC] [--out DIR] [--cache-dir DIR] [--concurrency N]
                           [--refresh] [--format auto|jpeg|png|gif|webp|avif [--quality Q] [--accept HEADER]]
-                          [--keep-profile] [--keep-copyright] [--redis URL]... [--redis-namespace NAME] URL...
-                                        load each URL (http, https, file, data, or a local path) through the
+                          [--keep-profile] [--keep-copyright] [--redis URL]... [--redis-namespace NAME]
+                          [--s3-bucket NAME [--s3-endpoint URL] [--s3-region NAME] [--s3-namespace NAME]] URL...
+                                        load each URL (http, https, s3, file, data, or a local path) through the
                                         manager; one tab-separated line per URL: url, source tier
                                         (none/memory/disk), width, height, bytes (- when none), ms; or url,
                                         error, message. A summary and (on a terminal) a progress bar go to
@@ -47,6 +48,14 @@ enum Usage {
                       sharing it fetch each URL from the origin once between them. A failing Redis only
                       slows loads down. Also for serve.
       --redis-namespace NAME  keys are webimage:v1:NAME:<md5> (default: default)
+      --s3-bucket NAME  a durable shared tier in an S3-compatible bucket, behind memory, disk and Redis: hits
+                      are promoted into them, stores reach the bucket in the background; a failing store only
+                      slows loads down. Also for serve. Credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+                      AWS_SESSION_TOKEN. s3://bucket/key sources load with or without it
+      --s3-endpoint URL the store (default AWS: https://s3.REGION.amazonaws.com; path-style addressing for a
+                      custom endpoint such as MinIO's http://127.0.0.1:9000)
+      --s3-region NAME  the signing region (default AWS_REGION, else us-east-1)
+      --s3-namespace NAME  keys are webimage/v1/NAME/<md5> (default: default); entries live 7 days
       --redis-timeout MS      connect and command time-out (default 250); --redis-fill-wait S: how long a
                               process's claim to fetch a URL for the fleet lives, and others wait for it (default 10)
 
@@ -66,7 +75,8 @@ enum Usage {
                           [--max-inflight N] [--queue N] [--allow-host PATTERN]... [--source-policy default|public-only]
                           [--memory-limit MIB] [--variant-memory-limit MIB] [--malloc-arenas N] [--disk-limit MIB]
                           [--keep-sources] [--demo]
-                          [--redis URL]... [--redis-namespace NAME]
+                          [--redis URL]... [--redis-namespace NAME] [--s3-bucket NAME] [--s3-endpoint URL] [--s3-region NAME]
+                          [--s3-namespace NAME]
                                         an image server for imgproxy-style URLs on libmicrohttpd, until Ctrl-C or
                                         SIGTERM (then it drains, flushes the cache and exits 0); see the README
       --key, --salt   imgproxy's URL signature key and salt, in hex; without them --unsigned must be said
