@@ -22,6 +22,7 @@ let package = Package(
             dependencies: [
                 .product(name: "WebImage", package: "WebImage"), .product(name: "WebImageWebP", package: "WebImage"),
                 .product(name: "WebImageAVIF", package: "WebImage"), .product(name: "WebImageRedis", package: "WebImage"),
+                .product(name: "WebImageS3", package: "WebImage"),
                 "CBaseline", "CRedisBaseline",
             ]
         ),

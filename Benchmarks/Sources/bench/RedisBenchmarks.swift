@@ -104,7 +104,7 @@ enum RedisBenchmarks {
     }
 
     /// ``Measure/interleaved(iterations:_:reference:)`` for an async `ours`.
-    private static func interleavedAsync(iterations: Int, _ ours: () async throws -> Void,
+    static func interleavedAsync(iterations: Int, _ ours: () async throws -> Void,
                                          reference: () throws -> Void) async throws -> (ours: Double, reference: Double) {
         try await ours()
         try reference()
@@ -178,7 +178,7 @@ enum RedisBenchmarks {
         return requests
     }
 
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
