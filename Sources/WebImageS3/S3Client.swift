@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import WebImage
 
 /// A small S3 client over URLSession: GET, PUT, DELETE, list and create-bucket, signed with
@@ -100,7 +101,34 @@ public final class S3Client: Sendable {
         return try S3Listing(xml: response.body)
     }
 
-    /// Sends one call with its retries, under the breaker.
+    /// Runs one request, bounded by ``S3ClientConfig/timeout`` whatever URLSession's own timers do
+    /// (a timer of ours cancels the task), and cancelled with the calling task: see ``PendingCall``.
+    private func perform(_ request: URLRequest) async throws(S3Error) -> (Data, URLResponse) {
+        let call = PendingCall()
+        let timeout = config.timeout
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<PendingCall.Outcome, Never>) in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let data, let response {
+                        call.finish(.success((data, response)))
+                    } else {
+                        call.finish(.failure(.transport((error as? URLError).map { "\($0.code)" } ?? "no answer")))
+                    }
+                }
+                let timer = Task {
+                    try await Task.sleep(for: timeout)
+                    call.finish(.failure(.transport("timedOut after \(timeout)")))
+                }
+                call.start(continuation, task: task, timer: timer)
+                task.resume()
+            }
+        } onCancel: {
+            call.finish(.failure(.transport("cancelled")))
+        }
+        return try result.get()
+    }
+
+    /// Sends one call with its retries, under the breaker.    /// Sends one call with its retries, under the breaker.
     private func send(_ method: String, url: URL, headers: [String: String], body: Data?, accepting: Set<Int>) async throws(S3Error) -> Response {
         guard breaker.decide() == .allow else { throw .unavailable }
         var attempt = 0
@@ -139,12 +167,7 @@ public final class S3Client: Sendable {
         for (name, value) in all { request.setValue(value, forHTTPHeaderField: name) }
         request.httpBody = body
         if body == nil && method == "PUT" { request.setValue("0", forHTTPHeaderField: "Content-Length") }
-        let data: Data, response: URLResponse
-        do {
-            (data, response) = try await session.data(for: request)
-        } catch {
-            throw .transport((error as? URLError).map { "\($0.code)" } ?? "\(error)")
-        }
+        let (data, response) = try await perform(request)
         guard let http = response as? HTTPURLResponse else { throw .transport("not an HTTP answer") }
         var fields: [String: String] = [:]
         for (name, value) in http.allHeaderFields { fields["\(name)".lowercased()] = "\(value)" }
@@ -153,5 +176,50 @@ public final class S3Client: Sendable {
         }
         guard accepting.contains(http.statusCode) else { throw .status(http.statusCode, code: S3Listing.errorCode(in: data)) }
         return Response(status: http.statusCode, headers: fields, body: data)
+    }
+}
+
+/// One request's meeting point: URLSession's completion (on its delegate queue), our timer and the
+/// caller's cancellation each call ``finish(_:)``; the first wins, resumes the caller exactly once,
+/// and cancels the URLSession task and the timer. Lock-based.
+private final class PendingCall: Sendable {
+    typealias Outcome = Result<(Data, URLResponse), S3Error>
+
+    private struct State {
+        var outcome: Outcome?
+        var continuation: CheckedContinuation<Outcome, Never>?
+        var task: URLSessionDataTask?
+        var timer: Task<Void, any Error>?
+    }
+
+    // URLSessionDataTask and URLResponse are thread-safe Foundation classes; only this lock touches State.
+    private let state = Mutex<State>(State())
+
+    /// Hands over what to resume and cancel; resumes at once when the call already finished (a
+    /// cancellation before the request was made).
+    func start(_ continuation: CheckedContinuation<Outcome, Never>, task: URLSessionDataTask, timer: Task<Void, any Error>) {
+        let finished = state.withLock { state -> Outcome? in
+            if let outcome = state.outcome { return outcome }
+            (state.continuation, state.task, state.timer) = (continuation, task, timer)
+            return nil
+        }
+        if let finished {
+            timer.cancel()
+            task.cancel()
+            continuation.resume(returning: finished)
+        }
+    }
+
+    func finish(_ outcome: Outcome) {
+        let taken = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, URLSessionDataTask?, Task<Void, any Error>?)? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer { (state.continuation, state.task, state.timer) = (nil, nil, nil) }
+            return (state.continuation, state.task, state.timer)
+        }
+        guard let (continuation, task, timer) = taken else { return }
+        timer?.cancel()
+        if case .failure = outcome { task?.cancel() }
+        continuation?.resume(returning: outcome)
     }
 }

@@ -66,7 +66,8 @@ public final class S3Tier: Sendable {
     /// Writes `data` under `key` with `metadata`; `false` when the store failed (counted).
     @discardableResult
     public func setValue(_ data: Data, metadata: DiskCacheMetadata?, forKey key: String) async -> Bool {
-        var fields = ["webimage-expires": String(Int(Date().timeIntervalSince1970 + Self.seconds(config.entryLifetime)))]
+        // Rounded up: an entry never expires before its lifetime.
+        var fields = ["webimage-expires": String(Int((Date().timeIntervalSince1970 + Self.seconds(config.entryLifetime)).rounded(.up)))]
         if let metadata {
             if let tag = metadata.entityTag { fields["webimage-etag"] = SignatureV4.encode(tag) }
             if let modified = metadata.lastModified { fields["webimage-last-modified"] = SignatureV4.encode(modified) }

@@ -35,12 +35,14 @@ import Testing
     @Test func expiredEntriesAreNeitherServedNorKept() async throws {
         let moto = try MotoServer.running()
         let bucket = try await moto.freshBucket("expiry")
-        let tier = try tier(bucket: bucket, lifetime: .seconds(1), client: moto.clientConfig())
+        // Long enough for a slow machine to read the entry back before it expires.
+        let lifetime = Duration.seconds(2) * testTimeScale
+        let tier = try tier(bucket: bucket, lifetime: lifetime, client: moto.clientConfig())
         let client = S3Client(config: try moto.clientConfig())
         #expect(await tier.setValue(Data("one".utf8), metadata: nil, forKey: "one"))
         #expect(await tier.setValue(Data("two".utf8), metadata: nil, forKey: "two"))
         #expect(await tier.value(forKey: "one") != nil)
-        try await Task.sleep(for: .milliseconds(2100))
+        try await Task.sleep(for: lifetime + .milliseconds(1100))
         #expect(await tier.value(forKey: "one") == nil, "past its lifetime: a miss")
         #expect(tier.statistics.expiredHits == 1)
         try await waitUntil { (try? await client.head(bucket: bucket, key: tier.objectKey(forKey: "one"))) ?? nil == nil }
