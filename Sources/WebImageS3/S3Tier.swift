@@ -36,6 +36,11 @@ public final class S3Tier: Sendable {
 
     /// The bytes stored under `key`, or `nil`: a miss, an expired or damaged entry, or a failing store.
     public func value(forKey key: String) async -> CachedData? {
+        await value(forKey: key, now: Date())
+    }
+
+    /// ``value(forKey:)`` as if it were `now` (tests of expiry need no waiting).
+    func value(forKey key: String, now: Date) async -> CachedData? {
         let objectKey = objectKey(forKey: key)
         let response: S3Client.Response
         do {
@@ -48,7 +53,7 @@ public final class S3Tier: Sendable {
             return nil
         }
         let headers = response.headers
-        if let expires = headers["x-amz-meta-webimage-expires"].flatMap(Double.init), expires <= Date().timeIntervalSince1970 {
+        if let expires = headers["x-amz-meta-webimage-expires"].flatMap(Double.init), expires <= now.timeIntervalSince1970 {
             count(\.expiredHits)
             let client = self.client, bucket = config.bucket
             Task { try? await client.delete(bucket: bucket, key: objectKey) }
