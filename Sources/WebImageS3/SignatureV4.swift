@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WebImage
 
 /// AWS Signature Version 4 (`AWS4-HMAC-SHA256`), as AWS documents it: a canonical request (method,
@@ -6,11 +7,19 @@ import WebImage
 /// a string to sign naming the date, region and service, and an HMAC-SHA256 chain from the secret
 /// through the date, region, service and `aws4_request`. Checked against AWS's published examples
 /// (the S3 developer guide's GET, PUT, lifecycle and list requests, and the SigV4 test suite).
-struct SignatureV4: Sendable {
+final class SignatureV4: Sendable {
     let credentials: S3Credentials
     let region: String
     /// `s3` for every request here; the test suite's vectors use `service`.
-    var service = "s3"
+    let service: String
+    /// The last day's signing key (four HMACs saved on every other request of the day).
+    private let dayKey = Mutex<(day: String, key: [UInt8])?>(nil)
+
+    init(credentials: S3Credentials, region: String, service: String = "s3") {
+        self.credentials = credentials
+        self.region = region
+        self.service = service
+    }
 
     /// The SHA-256 of an empty payload, in hex.
     static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -35,8 +44,11 @@ struct SignatureV4: Sendable {
 
     /// The key of one day: HMAC("AWS4" + secret, day) → region → service → "aws4_request".
     func signingKey(day: String) -> [UInt8] {
+        if let cached = dayKey.withLock({ $0 }), cached.day == day { return cached.key }
         var key = HMAC.sha256(key: Array(("AWS4" + credentials.secretAccessKey).utf8), message: Array(day.utf8))
         for part in [region, service, "aws4_request"] { key = HMAC.sha256(key: key, message: Array(part.utf8)) }
+        let made = key
+        dayKey.withLock { $0 = (day, made) }
         return key
     }
 
@@ -72,11 +84,12 @@ struct SignatureV4: Sendable {
 
     /// `20150830T123600Z` and `20150830`, in UTC.
     static func timestamps(_ date: Date) -> (String, String) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        let day = String(format: "%04d%02d%02d", c.year!, c.month!, c.day!)
-        return (day + String(format: "T%02d%02d%02dZ", c.hour!, c.minute!, c.second!), day)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let day = "\(parts.tm_year + 1900)" + two(parts.tm_mon + 1) + two(parts.tm_mday)
+        return (day + "T" + two(parts.tm_hour) + two(parts.tm_min) + two(parts.tm_sec) + "Z", day)
     }
 
     /// RFC 3986 encoding as SigV4 wants it: letters, digits and `-._~` as they are, every other
@@ -95,5 +108,5 @@ struct SignatureV4: Sendable {
         return out
     }
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ bytes: [UInt8]) -> String { HexDigits.string(bytes) }
 }

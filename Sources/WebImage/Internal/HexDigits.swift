@@ -1,5 +1,5 @@
 /// Hexadecimal digits, read and written: percent-encoding in cache file names, and (package-wide)
-/// the image server's keys and salts.
+/// the image server's keys and salts, ThumbHash's hex form, SigV4's hashes and signatures.
 package enum HexDigits {
     /// The value of one hex digit (either case), or nil.
     package static func value(_ digit: UInt8) -> UInt8? {
@@ -22,5 +22,17 @@ package enum HexDigits {
             bytes.append(high << 4 | low)
         }
         return bytes
+    }
+
+    /// `bytes` as hex digit pairs, lower case unless `uppercase`.
+    package static func string<Bytes: Sequence<UInt8>>(_ bytes: Bytes, uppercase: Bool = false) -> String {
+        let digits: [UInt8] = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -67,15 +67,10 @@ extension ImageInfo {
         if fields.contains(.dimensions) { members.append(("orientation", "\(orientation.rawValue)")) }
         if fields.contains(.pagesNumber) { members.append(("pages_number", "\(frameCount)")) }
         if fields.contains(.size) { members.append(("size", "\(byteCount)")) }
-        if fields.contains(.hexThumbHash) { members.append(("thumb_hash", Self.quoted(thumbHash.map { Self.upperHex($0) }.joined()))) }
+        if fields.contains(.hexThumbHash) { members.append(("thumb_hash", Self.quoted(HexDigits.string(thumbHash, uppercase: true)))) }
         if fields.contains(.thumbHash) { members.append(("thumbhash", Self.quoted(thumbHashBase64))) }
         if fields.contains(.dimensions) { members.append(("width", "\(pixelSize.width)")) }
         return Data(("{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}").utf8)
-    }
-
-    private static func upperHex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
     }
 
     /// `text` as a JSON string: quotes, backslashes and control characters escaped, `/` as is.
@@ -89,7 +84,7 @@ extension ImageInfo {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20:
-                out += "\\u00" + upperHex(UInt8(scalar.value)).lowercased()
+                out += "\\u00" + HexDigits.string([UInt8(scalar.value)])
             default: out.unicodeScalars.append(scalar)
             }
         }

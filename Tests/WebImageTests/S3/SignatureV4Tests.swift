@@ -49,9 +49,8 @@ import Testing
     }
 
     @Test func theTestSuitesGetVanilla() throws {
-        var signer = SignatureV4(credentials: S3Credentials(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"),
-                                 region: "us-east-1")
-        signer.service = "service"
+        let signer = SignatureV4(credentials: S3Credentials(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"),
+                                 region: "us-east-1", service: "service")
         let headers = signer.signed(method: "GET", url: try #require(URL(string: "https://example.amazonaws.com/")), headers: [:],
                                     payloadHash: SignatureV4.emptyPayloadHash, date: Date(timeIntervalSince1970: 1_440_938_160))
         #expect(headers["x-amz-date"] == "20150830T123600Z")
