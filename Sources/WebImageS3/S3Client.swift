@@ -5,15 +5,17 @@ import FoundationNetworking
 import Synchronization
 import WebImage
 
-/// A small S3 client over URLSession: GET, PUT, DELETE, list and create-bucket, signed with
+/// A small S3 client: GET, HEAD, PUT, DELETE, list and create-bucket, over ``PlainHTTPClient`` for an
+/// `http://` endpoint and URLSession for `https://`, signed with
 /// ``SignatureV4`` (or unsigned without credentials), each call bounded by
 /// ``S3ClientConfig/timeout`` per attempt, time-outs, connection failures, cut bodies, 5xx, 429 and
 /// `SlowDown` retried ``S3ClientConfig/retries`` times with exponential backoff and jitter, and a
 /// breaker that skips a failing store for ``S3ClientConfig/breakerCooldown``.
 ///
-/// Lock-free and `Sendable`: the session and breaker are thread-safe. URLSession runs the requests
-/// on its own threads; the caller's task only awaits them (never blocking a thread of the
-/// cooperative pool). A cancelled caller stops waiting at once: its request is cancelled.
+/// `Sendable`: the session, the plain client and the breaker are thread-safe. Requests run on
+/// URLSession's threads or the plain client's workers; the caller's task only awaits them (never
+/// blocking a thread of the cooperative pool). A cancelled caller stops waiting at once: its
+/// request is cancelled.
 public final class S3Client: Sendable {
     /// The configuration it was made with.
     public let config: S3ClientConfig
@@ -157,25 +159,32 @@ public final class S3Client: Sendable {
     }
 
     private func attemptOnce(_ method: String, url: URL, headers: [String: String], body: Data?, accepting: Set<Int>) async throws(S3Error) -> Response {
-        var request = URLRequest(url: url)
-        request.httpMethod = method
         var all = headers
         if let signer {
             let payloadHash = body.map { SignatureV4.hex(HMAC.digest([UInt8]($0))) } ?? SignatureV4.emptyPayloadHash
             all = signer.signed(method: method, url: url, headers: headers, payloadHash: payloadHash, date: Date())
         }
-        for (name, value) in all { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = body
-        if body == nil && method == "PUT" { request.setValue("0", forHTTPHeaderField: "Content-Length") }
-        let (data, response) = try await perform(request)
-        guard let http = response as? HTTPURLResponse else { throw .transport("not an HTTP answer") }
-        var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields { fields["\(name)".lowercased()] = "\(value)" }
-        if let length = fields["content-length"].flatMap(Int.init), method != "HEAD", http.statusCode != 304, data.count != length {
-            throw .truncated(received: data.count, expected: length)
+        let status: Int, fields: [String: String], data: Data
+        if config.transport == .automatic, url.scheme?.lowercased() == "http" {
+            let answer = try await PlainHTTPClient.shared.send(method, url: url, headers: all, body: body, timeout: config.timeout)
+            (status, fields, data) = (answer.status, answer.headers, answer.body)
+        } else {
+            var request = URLRequest(url: url)
+            request.httpMethod = method
+            for (name, value) in all { request.setValue(value, forHTTPHeaderField: name) }
+            request.httpBody = body
+            if body == nil && method == "PUT" { request.setValue("0", forHTTPHeaderField: "Content-Length") }
+            let (received, response) = try await perform(request)
+            guard let http = response as? HTTPURLResponse else { throw .transport("not an HTTP answer") }
+            var headerFields: [String: String] = [:]
+            for (name, value) in http.allHeaderFields { headerFields["\(name)".lowercased()] = "\(value)" }
+            (status, fields, data) = (http.statusCode, headerFields, received)
+            if let length = fields["content-length"].flatMap(Int.init), method != "HEAD", status != 304, data.count != length {
+                throw .truncated(received: data.count, expected: length)
+            }
         }
-        guard accepting.contains(http.statusCode) else { throw .status(http.statusCode, code: S3Listing.errorCode(in: data)) }
-        return Response(status: http.statusCode, headers: fields, body: data)
+        guard accepting.contains(status) else { throw .status(status, code: S3Listing.errorCode(in: data)) }
+        return Response(status: status, headers: fields, body: data)
     }
 }
 

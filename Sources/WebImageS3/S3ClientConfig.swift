@@ -11,6 +11,15 @@ public struct S3ClientConfig: Sendable {
         case virtualHosted
     }
 
+    /// How requests travel.
+    public enum Transport: String, Sendable, Hashable {
+        /// WebImage's own HTTP/1.1 client for an `http://` endpoint (no thread hand-offs: `bench s3`),
+        /// URLSession for `https://` (TLS).
+        case automatic
+        /// URLSession for every endpoint.
+        case urlSession
+    }
+
     /// The signing region, such as `us-east-1` (`AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1`).
     public var region: String
     /// The store's base URL (`http://127.0.0.1:9000` for MinIO); `nil` for AWS itself
@@ -33,6 +42,8 @@ public struct S3ClientConfig: Sendable {
     public var breakerThreshold: Int
     /// How long an open breaker skips the store before one probe goes through; default 5 s.
     public var breakerCooldown: Duration
+    /// How requests travel; default ``Transport/automatic``.
+    public var transport: Transport = .automatic
 
     /// Errors in a configuration, found where it is built.
     public struct Invalid: Error, CustomStringConvertible, Equatable {

@@ -6,9 +6,12 @@ import Testing
 /// The S3 client against a real S3-compatible server (moto): objects written, read, listed and
 /// deleted, conditional reads, path-style and virtual-hosted URLs, configuration checked.
 @Suite struct S3ClientTests {
-    @Test func objectsAreWrittenReadListedAndDeleted() async throws {
+    @Test(arguments: [S3ClientConfig.Transport.automatic, .urlSession])
+    func objectsAreWrittenReadListedAndDeleted(transport: S3ClientConfig.Transport) async throws {
         let moto = try MotoServer.running()
-        let client = S3Client(config: try moto.clientConfig())
+        var config = try moto.clientConfig()
+        config.transport = transport
+        let client = S3Client(config: config)
         let bucket = try await moto.freshBucket("client")
         try await client.createBucket(bucket)   // again: not an error
         let body = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 * 7) })

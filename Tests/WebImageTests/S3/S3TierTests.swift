@@ -56,20 +56,24 @@ import Testing
         let server: TestHTTPServer
         let tier: S3Tier
 
-        init(retries: Int = 2, timeout: Duration = .seconds(1), breakerThreshold: Int = 3) throws {
+        init(retries: Int = 2, timeout: Duration = .seconds(1), breakerThreshold: Int = 3, transport: S3ClientConfig.Transport = .automatic) throws {
             server = try TestHTTPServer()
-            let config = try S3ClientConfig(region: "us-east-1", endpoint: server.url("/"), credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "b"),
+            var config = try S3ClientConfig(region: "us-east-1", endpoint: server.url("/"), credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "b"),
                                             timeout: timeout, retries: retries, retryBaseDelay: .milliseconds(5),
                                             breakerThreshold: breakerThreshold, breakerCooldown: .seconds(60))
+            config.transport = transport
             tier = S3Tier(config: try S3TierConfig(client: config, bucket: "bucket", sweepInterval: nil))
         }
 
         func path(_ key: String) -> String { "/bucket/" + tier.objectKey(forKey: key) }
     }
 
-    @Test(arguments: [(403, "AccessDenied"), (404, "NoSuchKey"), (500, "InternalError"), (503, "SlowDown")])
-    func refusalsAreMissesAndOnlyServerErrorsAreRetried(_ answer: (Int, String)) async throws {
-        let store = try FailingStore()
+    /// Both ways a request travels: WebImage's plain HTTP client and URLSession.
+    static let transports: [S3ClientConfig.Transport] = [.automatic, .urlSession]
+
+    @Test(arguments: [(403, "AccessDenied"), (404, "NoSuchKey"), (500, "InternalError"), (503, "SlowDown")], transports)
+    func refusalsAreMissesAndOnlyServerErrorsAreRetried(_ answer: (Int, String), transport: S3ClientConfig.Transport) async throws {
+        let store = try FailingStore(transport: transport)
         store.server.route(store.path("k"), TestResponse(status: answer.0, headers: [("Content-Type", "application/xml")],
                                                          body: Data("<Error><Code>\(answer.1)</Code></Error>".utf8)))
         #expect(await store.tier.value(forKey: "k") == nil)
@@ -77,8 +81,9 @@ import Testing
         #expect(store.tier.statistics.errors == (answer.0 == 404 ? 0 : 1))
     }
 
-    @Test func aRetryThatSucceedsIsAHit() async throws {
-        let store = try FailingStore()
+    @Test(arguments: transports)
+    func aRetryThatSucceedsIsAHit(transport: S3ClientConfig.Transport) async throws {
+        let store = try FailingStore(transport: transport)
         store.server.route(store.path("k"), sequence: [
             TestResponse(status: 503, body: Data("<Error><Code>SlowDown</Code></Error>".utf8)),
             TestResponse(status: 500, body: Data()),
@@ -88,8 +93,9 @@ import Testing
         #expect(store.server.requestCount(for: store.path("k")) == 3)
     }
 
-    @Test func aCutOrDamagedBodyIsNeverReturned() async throws {
-        let store = try FailingStore(retries: 1)
+    @Test(arguments: transports)
+    func aCutOrDamagedBodyIsNeverReturned(transport: S3ClientConfig.Transport) async throws {
+        let store = try FailingStore(retries: 1, transport: transport)
         store.server.route(store.path("cut"), TestResponse(headers: [("Content-Type", "image/png")], body: Data(repeating: 1, count: 100_000),
                                                            closeAfterBodyBytes: 5000))
         store.server.route(store.path("damaged"), TestResponse(headers: [("ETag", "\"" + MD5.hex(Array("other".utf8)) + "\"")], body: Data("bytes".utf8)))
@@ -98,8 +104,9 @@ import Testing
         #expect(await store.tier.value(forKey: "damaged") == nil, "bytes that are not their MD5 ETag")
     }
 
-    @Test func aSlowStoreIsBoundedByTheTimeOut() async throws {
-        let store = try FailingStore(retries: 0, timeout: .milliseconds(300))
+    @Test(arguments: transports)
+    func aSlowStoreIsBoundedByTheTimeOut(transport: S3ClientConfig.Transport) async throws {
+        let store = try FailingStore(retries: 0, timeout: .milliseconds(300), transport: transport)
         // A store that would answer after a minute: the 300 ms time-out ends the call (the bound is
         // loose because a busy test run can starve the timer's thread for seconds).
         store.server.route(store.path("slow"), TestResponse(body: Data("late".utf8), delayBeforeHeaders: .seconds(60)))
