@@ -114,7 +114,14 @@ final class DownloadOperation: Sendable {
         let action = state.withLock { state in
             state.work.attach(id, Waiter(continuation: continuation, progress: progress, needsCatchUp: !state.body.isEmpty))
         }
-        if case .resume(let outcome) = action { continuation.resume(with: outcome.mapError { $0 as any Error }) }
+        if case .resume(let outcome) = action {
+            // A caller attached after the download ended (it ran while the caller was being set
+            // up) still gets its whole body as progress first, as a late joiner gets the bytes so far.
+            if let progress, case .success(let response) = outcome, !response.data.isEmpty {
+                progress(ImageLoadProgress(receivedBytes: response.data.count, expectedBytes: response.data.count, chunk: response.data))
+            }
+            continuation.resume(with: outcome.mapError { $0 as any Error })
+        }
     }
 
     /// Removes a cancelled caller, resuming it with ``WebImageError/cancelled(url:)``; when nobody
