@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Does a cold `webimage serve` stop growing? Its RSS over a long cold run, minute by minute.
 
-    $PY Benchmarks/serving/rss_soak.py [--seconds 300] [--cell jpeg] [--webimage PATH]
+    $PY Benchmarks/serving/rss_soak.py [--seconds 300] [--cell jpeg] [--webimage PATH] [--disk-limit MIB]
 
 One server (release build, serve_bench.py's settings: its default flags, --max-inflight 2, a fresh
 --cache-dir) under wrk -t2 -c2 with every URL distinct (serve_bench.py's cold paths) for --seconds. The
@@ -30,9 +30,11 @@ def main():
     parser.add_argument("--seconds", type=int, default=300)
     parser.add_argument("--cell", default="jpeg", choices=sorted(serve_bench.CELLS))
     parser.add_argument("--webimage", default=os.path.join(serve_bench.REPO, ".build", "release", "webimage"))
+    parser.add_argument("--disk-limit", type=int, help="the server's --disk-limit in MiB (default: its own, 1024)")
     options = parser.parse_args()
     args = argparse.Namespace(webimage=options.webimage, startup_timeout=30, thumbor_threadpool=2, wrk="wrk",
-                              wrk_timeout=30, seconds=options.seconds)
+                              wrk_timeout=30, seconds=options.seconds,
+                              serve_flags=["--disk-limit", str(options.disk_limit)] if options.disk_limit is not None else [])
     work_dir = tempfile.mkdtemp(prefix="rss-soak-")
     proc, port, _ = serve_bench.start_server("webimage", os.path.join(work_dir, "server"), args)
     samples, stop = [], threading.Event()

@@ -206,7 +206,7 @@ def start_server(server, run_dir, args):
     else:
         if server == "webimage":
             command = [args.webimage, "serve", "--unsigned", "--port", str(port),
-                       "--cache-dir", os.path.join(run_dir, "cache"), "--max-inflight", "2"]
+                       "--cache-dir", os.path.join(run_dir, "cache"), "--max-inflight", "2"] + list(getattr(args, "serve_flags", []))
             health = "/health"
         else:
             command = [sys.executable, os.path.join(HERE, "vips_server.py"), "--port", str(port)]

@@ -142,14 +142,20 @@ struct ProcessingPath: Sendable, Equatable {
 
     private static func url(_ text: String) throws(Invalid) -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
-            throw Invalid(reason: "the source must be an http, https or local URL: \(text.prefix(200))")
+            throw Invalid(reason: "the source must be an http, https, s3 or local URL: \(text.prefix(200))")
         }
         if scheme == "local" {
             guard url.path.count > 1 else { throw Invalid(reason: "a local source names a file: local:///path/in/the/local/root") }
             return url
         }
+        if scheme == "s3" {   // imgproxy's `s3://bucket/key` (WebImageS3's S3Loader reads it)
+            guard url.host?.isEmpty == false, url.path.count > 1 else {
+                throw Invalid(reason: "an s3 source names a bucket and a key: s3://bucket/path/to/key")
+            }
+            return url
+        }
         guard scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
-            throw Invalid(reason: "the source must be an http, https or local URL: \(text.prefix(200))")
+            throw Invalid(reason: "the source must be an http, https, s3 or local URL: \(text.prefix(200))")
         }
         return url
     }
