@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WebImage
 
 /// A small HTTP/1.1 client for `http://` stores (MinIO, Ceph RGW, moto on a private network), used
 /// by ``S3Client`` in place of URLSession there: a call is one blocking exchange on a kept-alive
@@ -111,12 +112,6 @@ final class PlainHTTPClient: Sendable {
         if !kept { close(fd) }
     }
 
-    private static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
-        let left = deadline - .now
-        guard left > .zero else { return 0 }
-        return Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-    }
-
     /// A connected, non-blocking TCP socket to `host:port` (every address `getaddrinfo` gives, in order).
     private static func connect(host: String, port: Int, deadline: ContinuousClock.Instant) -> Result<Int32, S3Error> {
         var hints = addrinfo()
@@ -135,7 +130,7 @@ final class PlainHTTPClient: Sendable {
             if Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return .success(fd) }
             if errno == EINPROGRESS {
                 var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                if poll(&poller, 1, milliseconds(until: deadline)) == 1 {
+                if poll(&poller, 1, (deadline - .now).pollMilliseconds) == 1 {
                     var error: Int32 = 0
                     var length = socklen_t(MemoryLayout<Int32>.size)
                     getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
@@ -167,7 +162,7 @@ final class PlainHTTPClient: Sendable {
                 if written > 0 { offset += written; continue }
                 if written < 0 && (errno == EAGAIN || errno == EINTR) {
                     var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                    if poll(&poller, 1, milliseconds(until: deadline)) == 1 { continue }
+                    if poll(&poller, 1, (deadline - .now).pollMilliseconds) == 1 { continue }
                 }
                 return false
             }
@@ -235,7 +230,7 @@ private struct SocketReader {
             let left = deadline - .now
             guard left > .zero else { error = .transport("timedOut reading"); return false }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1))
+            let ready = poll(&poller, 1, left.pollMilliseconds)
             if ready < 0 && errno == EINTR { continue }
             guard ready == 1 else { error = .transport("timedOut reading"); return false }
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }

@@ -37,7 +37,7 @@ public final class S3Client: Sendable {
     public init(config: S3ClientConfig) {
         self.config = config
         let configuration = URLSessionConfiguration.ephemeral
-        let seconds = Double(config.timeout.components.seconds) + Double(config.timeout.components.attoseconds) / 1e18
+        let seconds = config.timeout.secondsValue
         configuration.timeoutIntervalForRequest = seconds
         configuration.timeoutIntervalForResource = seconds
         configuration.httpMaximumConnectionsPerHost = 16

@@ -72,7 +72,7 @@ public final class S3Tier: Sendable {
     @discardableResult
     public func setValue(_ data: Data, metadata: DiskCacheMetadata?, forKey key: String) async -> Bool {
         // Rounded up: an entry never expires before its lifetime.
-        var fields = ["webimage-expires": String(Int((Date().timeIntervalSince1970 + Self.seconds(config.entryLifetime)).rounded(.up)))]
+        var fields = ["webimage-expires": String(Int((Date().timeIntervalSince1970 + config.entryLifetime.secondsValue).rounded(.up)))]
         if let metadata {
             if let tag = metadata.entityTag { fields["webimage-etag"] = SignatureV4.encode(tag) }
             if let modified = metadata.lastModified { fields["webimage-last-modified"] = SignatureV4.encode(modified) }
@@ -106,7 +106,7 @@ public final class S3Tier: Sendable {
     /// many (a failing store ends the sweep early: the next one goes on).
     @discardableResult
     public func removeExpired(now: Date = Date()) async -> Int {
-        await remove { now.timeIntervalSince($0.lastModified) >= Self.seconds(config.entryLifetime) }
+        await remove { now.timeIntervalSince($0.lastModified) >= config.entryLifetime.secondsValue }
     }
 
     /// Deletes every entry of the namespace; returns how many.
@@ -147,10 +147,6 @@ public final class S3Tier: Sendable {
 
     private func count(_ field: WritableKeyPath<S3TierStatistics, Int>) {
         counters.withLock { $0[keyPath: field] += 1 }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     static func metadata(from headers: [String: String]) -> DiskCacheMetadata? {

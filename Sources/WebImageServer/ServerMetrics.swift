@@ -16,7 +16,7 @@ final class ServerMetrics: WebImageObserver {
         var count = 0
 
         mutating func record(_ duration: Duration) {
-            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            let seconds = duration.secondsValue
             for (index, bound) in ServerMetrics.buckets.enumerated() where seconds <= bound { counts[index] += 1 }
             sum += seconds
             count += 1
