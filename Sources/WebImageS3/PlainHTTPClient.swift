@@ -211,6 +211,8 @@ private struct SocketReader {
     let deadline: ContinuousClock.Instant
     private var buffer: [UInt8] = []
     private var start = 0
+    /// What one `recv(2)` reads into, kept for the whole answer.
+    private var chunk = [UInt8](repeating: 0, count: 65536)
     private(set) var received = 0
     private(set) var bodyReceived = 0
     private(set) var error: S3Error?
@@ -225,7 +227,6 @@ private struct SocketReader {
     /// Reads more bytes into the buffer; false at the end, a failure or the deadline (`error` says which).
     private mutating func fill() -> Bool {
         if start > 0 && start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 }
-        var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let left = deadline - .now
             guard left > .zero else { error = .transport("timedOut reading"); return false }
@@ -233,7 +234,8 @@ private struct SocketReader {
             let ready = poll(&poller, 1, left.pollMilliseconds)
             if ready < 0 && errno == EINTR { continue }
             guard ready == 1 else { error = .transport("timedOut reading"); return false }
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let socket = fd
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count > 0 {
                 buffer.append(contentsOf: chunk[0..<count])
                 received += count
@@ -335,7 +337,8 @@ private final class Exchange: Sendable {
         if cancelled { continuation.resume(returning: .failure(.transport("cancelled"))) }
     }
 
-    /// Records the socket in use; false when the call was cancelled already.
+    /// Records the socket in use; false when the call was cancelled already. The worker closes it
+    /// only after ``release()``.
     func adopt(_ fd: Int32) -> Bool {
         state.withLock { state in
             guard !state.cancelled else { return false }
@@ -359,14 +362,16 @@ private final class Exchange: Sendable {
     }
 
     func cancel() {
-        let (continuation, fd) = state.withLock { state -> (CheckedContinuation<Result<PlainHTTPClient.Response, S3Error>, Never>?, Int32?) in
+        let continuation = state.withLock { state -> CheckedContinuation<Result<PlainHTTPClient.Response, S3Error>, Never>? in
             state.cancelled = true
-            guard !state.answered else { return (nil, state.fd) }
+            // Under the lock: the worker closes the socket only after `release()`, so the number
+            // cannot name another connection yet. shutdown(2) does not block.
+            if let fd = state.fd { shutdown(fd, Int32(SHUT_RDWR)) }
+            guard !state.answered else { return nil }
             state.answered = true
             defer { state.continuation = nil }
-            return (state.continuation, state.fd)
+            return state.continuation
         }
-        if let fd { shutdown(fd, Int32(SHUT_RDWR)) }
         continuation?.resume(returning: .failure(.transport("cancelled")))
     }
 }
