@@ -151,3 +151,24 @@ public final class S3ImageCache: LayeredImageCaching {
         await inner.abandonFill(forKey: key)
     }
 }
+
+extension S3ImageCache: SharedTierReporting {
+    /// The object store's counters for `/metrics` (`tier="s3"`): hits, misses (expired hits among
+    /// them), errors, one node, and whether its breaker is open.
+    public var sharedTierReport: SharedTierReport {
+        let statistics = store.statistics
+        var report = SharedTierReport(name: "s3")
+        report.hits = statistics.hits
+        report.misses = statistics.misses + statistics.expiredHits
+        report.errors = statistics.errors
+        report.nodes = 1
+        report.openBreakers = statistics.isSkippingStore ? 1 : 0
+        report.breakerOpenings = statistics.breakerOpenings
+        return report
+    }
+
+    /// The inner cache's shared tiers (Redis), then the object store.
+    public var sharedTierReports: [SharedTierReport] {
+        ((inner as? any SharedTierReporting)?.sharedTierReports ?? []) + [sharedTierReport]
+    }
+}

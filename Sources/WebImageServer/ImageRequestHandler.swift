@@ -33,7 +33,7 @@ struct ImageRequestHandler: Sendable {
             return state.isDraining ? .text(503, "draining") : .text(200, "ok")
         case "/metrics":
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                                body: Data(metrics.render(shared: (manager.cache as? any SharedTierReporting)?.sharedTierReport).utf8))
+                                body: Data(metrics.render(shared: (manager.cache as? any SharedTierReporting)?.sharedTierReports ?? []).utf8))
         case "/", "/index.html":
             guard servesDemo else { return .text(404, "not found") }
             let page = DemoPage.html(signature: signer == nil ? "insecure" : nil, sampleBase: sampleBase, signer: signer)

@@ -81,8 +81,8 @@ final class ServerMetrics: WebImageObserver {
         }
     }
 
-    /// The Prometheus text exposition; with `shared`, the shared tier's counters and breaker state.
-    func render(shared: SharedTierReport? = nil) -> String {
+    /// The Prometheus text exposition; with `shared`, each shared tier's counters and breaker state.
+    func render(shared: [SharedTierReport] = []) -> String {
         let state = self.state.withLock { $0 }
         var lines: [String] = []
         func family(_ name: String, _ type: String, _ help: String) {
@@ -115,26 +115,25 @@ final class ServerMetrics: WebImageObserver {
             lines.append("\(name)_sum \(histogram.sum)")
             lines.append("\(name)_count \(histogram.count)")
         }
-        if let shared { lines += Self.lines(for: shared) }
+        if !shared.isEmpty { lines += Self.lines(for: shared) }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The shared tier's families, each labelled `tier="<name>"`.
-    private static func lines(for shared: SharedTierReport) -> [String] {
-        let label = "{tier=\"\(shared.name)\"}"
-        let samples: [(String, String, String, Int)] = [
-            ("webimage_shared_tier_hits_total", "counter", "Reads of the shared tier that found an entry.", shared.hits),
-            ("webimage_shared_tier_misses_total", "counter", "Reads of the shared tier that found nothing.", shared.misses),
-            ("webimage_shared_tier_errors_total", "counter", "Shared-tier commands that failed or were skipped (a miss, never a failed load).", shared.errors),
-            ("webimage_shared_tier_nodes", "gauge", "Nodes of the shared tier.", shared.nodes),
-            ("webimage_shared_tier_open_breakers", "gauge", "Nodes skipped now because their circuit breaker is open.", shared.openBreakers),
-            ("webimage_shared_tier_breaker_openings_total", "counter", "Times a node's circuit breaker opened.", shared.breakerOpenings),
-            ("webimage_shared_tier_fills_claimed_total", "counter", "Origin fetches this process claimed for the fleet.", shared.fillsClaimed),
-            ("webimage_shared_tier_fills_joined_total", "counter", "Loads that read another process's fill instead of the origin.", shared.fillsJoined),
-            ("webimage_shared_tier_fill_waits_timed_out_total", "counter", "Waits for another process's fill that timed out.", shared.fillWaitsTimedOut),
+    /// The shared tiers' families: each family once, a sample per tier labelled `tier="<name>"`.
+    private static func lines(for tiers: [SharedTierReport]) -> [String] {
+        let families: [(String, String, String, (SharedTierReport) -> Int)] = [
+            ("webimage_shared_tier_hits_total", "counter", "Reads of the shared tier that found an entry.", \.hits),
+            ("webimage_shared_tier_misses_total", "counter", "Reads of the shared tier that found nothing.", \.misses),
+            ("webimage_shared_tier_errors_total", "counter", "Shared-tier commands that failed or were skipped (a miss, never a failed load).", \.errors),
+            ("webimage_shared_tier_nodes", "gauge", "Nodes of the shared tier.", \.nodes),
+            ("webimage_shared_tier_open_breakers", "gauge", "Nodes skipped now because their circuit breaker is open.", \.openBreakers),
+            ("webimage_shared_tier_breaker_openings_total", "counter", "Times a node's circuit breaker opened.", \.breakerOpenings),
+            ("webimage_shared_tier_fills_claimed_total", "counter", "Origin fetches this process claimed for the fleet.", \.fillsClaimed),
+            ("webimage_shared_tier_fills_joined_total", "counter", "Loads that read another process's fill instead of the origin.", \.fillsJoined),
+            ("webimage_shared_tier_fill_waits_timed_out_total", "counter", "Waits for another process's fill that timed out.", \.fillWaitsTimedOut),
         ]
-        return samples.flatMap { name, type, help, value in
-            ["# HELP \(name) \(help)", "# TYPE \(name) \(type)", "\(name)\(label) \(value)"]
+        return families.flatMap { name, type, help, value in
+            ["# HELP \(name) \(help)", "# TYPE \(name) \(type)"] + tiers.map { "\(name){tier=\"\($0.name)\"} \(value($0))" }
         }
     }
 }

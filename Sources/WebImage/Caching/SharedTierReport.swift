@@ -29,8 +29,17 @@ public struct SharedTierReport: Sendable, Hashable {
 }
 
 /// A cache that has a tier shared between processes and reports on it (``RedisImageCache`` in
-/// `WebImageRedis`); an ``ImageCaching`` an image server can put in its `/metrics`.
+/// `WebImageRedis`, `S3ImageCache` in `WebImageS3`); an ``ImageCaching`` an image server can put in
+/// its `/metrics`.
 public protocol SharedTierReporting: Sendable {
     /// The shared tier's counters and state now.
     var sharedTierReport: SharedTierReport { get }
+    /// Every shared tier's report, nearest first, when tiers are layered (Redis in front of an
+    /// object store); default ``sharedTierReport`` alone.
+    var sharedTierReports: [SharedTierReport] { get }
+}
+
+extension SharedTierReporting {
+    /// ``sharedTierReport`` alone: a cache with one shared tier.
+    public var sharedTierReports: [SharedTierReport] { [sharedTierReport] }
 }

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageS3
+@testable import WebImageRedis
+@testable import WebImageServer
 import WebImageWebP
 
 /// The object store as a tier behind the manager's caches (moto): a hit promoted into the faster
@@ -92,5 +94,29 @@ import WebImageWebP
         let loaded = try await manager.loadImage(url: url, context: local)
         #expect(loaded.cacheType == .none, "a miss: the origin answered")
         #expect(server.requestCount(for: "/photo.jpg") == 1)
+    }
+}
+
+/// The object store in `/metrics`, beside Redis when Redis is in front.
+@Suite struct S3ReportingTests {
+    @Test func theStoreIsReportedAfterTheTiersInFrontOfIt() async throws {
+        let moto = try MotoServer.running()
+        let redis = try await RedisServerProcess()
+        let tier = S3Tier(config: try S3TierConfig(client: moto.clientConfig(), bucket: try await moto.freshBucket("report"), sweepInterval: nil))
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let inner = RedisImageCache(local: ImageCache(directory: directory.url, config: ImageCacheConfig(diskSweepInterval: nil)),
+                                    redis: RedisTierConfig(endpoints: [redis.endpoint], namespace: "report"))
+        let cache = S3ImageCache(inner: inner, store: tier)
+        #expect(await tier.setValue(Data("bytes".utf8), metadata: nil, forKey: "k"))
+        #expect(try await cache.cachedData(forKey: "k")?.data == Data("bytes".utf8))
+        #expect(try await cache.cachedData(forKey: "missing") == nil)
+        let reports = cache.sharedTierReports
+        #expect(reports.map(\.name) == ["redis", "s3"])
+        #expect(reports[1].hits == 1 && reports[1].misses == 1 && reports[1].nodes == 1 && reports[1].openBreakers == 0)
+        let text = ServerMetrics().render(shared: reports)
+        #expect(text.contains("webimage_shared_tier_hits_total{tier=\"s3\"} 1") && text.contains("webimage_shared_tier_hits_total{tier=\"redis\"}"))
+        #expect(text.components(separatedBy: "# TYPE webimage_shared_tier_hits_total counter").count == 2, "each family once")
+        await cache.shutdown()
     }
 }
