@@ -24,6 +24,7 @@ struct chttp_request {
     struct MHD_Response *response;   /* set by chttp_respond, queued on the next handler call */
     unsigned status;
     int dispatched;   /* handed to the handler */
+    int suspended;    /* chttp_suspend was called: resumed by chttp_respond */
     int answered;     /* chttp_respond was called */
 };
 
@@ -31,6 +32,16 @@ struct chttp_request {
 static size_t chttp_keep_escaped(void *cls, struct MHD_Connection *connection, char *s) {
     (void)cls; (void)connection;
     return strlen(s);
+}
+
+/* Queues the answer chttp_respond stored; MHD_NO when it could not be made (no memory): MHD then
+ * closes the connection. */
+static enum MHD_Result chttp_queue_answer(struct MHD_Connection *connection, chttp_request *request) {
+    if (request->response == NULL) return MHD_NO;
+    enum MHD_Result queued = MHD_queue_response(connection, request->status, request->response);
+    MHD_destroy_response(request->response);
+    request->response = NULL;
+    return queued;
 }
 
 static enum MHD_Result chttp_access(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
@@ -50,13 +61,7 @@ static enum MHD_Result chttp_access(void *cls, struct MHD_Connection *connection
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (request->answered) {   /* resumed with the answer */
-        if (request->response == NULL) return MHD_NO;   /* it could not be made (no memory): MHD closes the connection */
-        enum MHD_Result queued = MHD_queue_response(connection, request->status, request->response);
-        MHD_destroy_response(request->response);
-        request->response = NULL;
-        return queued;
-    }
+    if (request->answered) return chttp_queue_answer(connection, request);   /* resumed with the answer */
     if (request->dispatched) return MHD_YES;
     request->dispatched = 1;
     chttp_request_info info = {
@@ -65,9 +70,11 @@ static enum MHD_Result chttp_access(void *cls, struct MHD_Connection *connection
         .accept = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
         .if_none_match = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH),
     };
-    MHD_suspend_connection(connection);   /* before the handler: its answer may come at once, from another thread */
     server->handler(server->context, request, &info);
-    return MHD_YES;
+    /* `suspended` first: once suspended, `answered` is written by the answering thread. */
+    if (request->suspended) return MHD_YES;
+    if (request->answered) return chttp_queue_answer(connection, request);   /* answered at once */
+    return MHD_NO;   /* neither answered nor suspended (a handler's bug): close the connection */
 }
 
 static void chttp_completed(void *cls, struct MHD_Connection *connection, void **req_cls, enum MHD_RequestTerminationCode code) {
@@ -137,6 +144,11 @@ long chttp_open_requests(chttp_server *server) {
     return atomic_load(&server->open_requests);
 }
 
+void chttp_suspend(chttp_request *request) {
+    request->suspended = 1;
+    MHD_suspend_connection(request->connection);
+}
+
 void chttp_respond(chttp_request *request, unsigned status, const char *const *names, const char *const *values,
                    size_t header_count, const uint8_t *body, size_t body_length) {
     struct MHD_Response *response =
@@ -147,7 +159,7 @@ void chttp_respond(chttp_request *request, unsigned status, const char *const *n
     request->status = status;
     request->response = response;
     request->answered = 1;
-    MHD_resume_connection(request->connection);
+    if (request->suspended) MHD_resume_connection(request->connection);
 }
 
 void chttp_quiesce(chttp_server *server) {

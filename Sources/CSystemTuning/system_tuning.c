@@ -11,14 +11,23 @@ int wi_malloc_set_arena_limit(int count) { (void)count; return 0; }
 #endif
 
 #if defined(__linux__)
+#include <pthread.h>
+#include <stdio.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+int wi_thread_set_name(const char *name) {
+    char truncated[16];   /* Linux keeps 15 bytes and the terminator; a longer name is refused (ERANGE) */
+    snprintf(truncated, sizeof truncated, "%s", name);
+    return pthread_setname_np(pthread_self(), truncated) == 0 ? 1 : 0;
+}
+
 int wi_thread_set_nice(int nice) {
-    pid_t thread = (pid_t)syscall(SYS_gettid);
+    pid_t thread = (pid_t)syscall(SYS_gettid);   /* Linux: a nice value belongs to one thread */
     return setpriority(PRIO_PROCESS, (id_t)thread, nice) == 0 ? 1 : 0;
 }
 #else
+int wi_thread_set_name(const char *name) { (void)name; return 0; }
 int wi_thread_set_nice(int nice) { (void)nice; return 0; }
 #endif

@@ -22,10 +22,12 @@ struct HTTPResponse: Sendable {
     }
 }
 
-/// libmicrohttpd's daemon (through `CHTTPServer`), bridged to async Swift: each request is suspended
-/// on MHD's thread, handled in a task of its own (on the server's executor), and resumed with its answer. No
-/// MHD thread ever waits for Swift, and no Swift task ever blocks on MHD (see `CHTTPServer.h` for
-/// what libmicrohttpd guarantees).
+/// libmicrohttpd's daemon (through `CHTTPServer`), bridged to async Swift. Each request is first
+/// offered to the synchronous `immediate` handler on MHD's thread: an answer that needs no waiting (a
+/// variant in memory, `/health`) is queued there and then, with no other thread involved. Any other
+/// request is suspended on MHD's thread, handled in a task of its own (on the server's executor), and
+/// resumed with its answer. No MHD thread ever waits for Swift, and no Swift task ever blocks on MHD
+/// (see `CHTTPServer.h` for what libmicrohttpd guarantees).
 ///
 /// Every request handed out is answered exactly once: by its task, or, when ``stop(drainingFor:)``
 /// runs out of time, with a 503 (the task's late answer is then dropped). That keeps MHD's rule that
@@ -46,14 +48,16 @@ final class HTTPServer: Sendable {
             var isClosed = false
         }
 
+        let immediate: @Sendable (HTTPRequest) -> HTTPResponse?
         let handler: @Sendable (HTTPRequest) async -> HTTPResponse
         let pending = Mutex(Pending())
-        /// The requests' tasks run here, not on the cooperative pool (see ``ServerExecutor``).
-        let executor = ServerExecutor()
+        /// The requests' tasks run here, not on the cooperative pool (see ``ThreadPoolExecutor``).
+        let executor = ThreadPoolExecutor.requests
         /// The drain's waits: for `pending` to empty, and for MHD to have written every answer.
         let waiters = ConditionWaiters()
 
-        init(handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        init(immediate: @escaping @Sendable (HTTPRequest) -> HTTPResponse?, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+            self.immediate = immediate
             self.handler = handler
         }
 
@@ -98,10 +102,12 @@ final class HTTPServer: Sendable {
         var memoryLimit = 64 * 1024
     }
 
-    /// Starts listening.
+    /// Starts listening. `immediate` runs on MHD's threads and must not block: it returns an answer
+    /// it can give at once, or `nil` to hand the request to `handler` (in a task).
     /// - Throws: ``ServerError/cannotListen(_:)``.
-    init(config: Config, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) throws(ServerError) {
-        let core = Core(handler: handler)
+    init(config: Config, immediate: @escaping @Sendable (HTTPRequest) -> HTTPResponse?,
+         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) throws(ServerError) {
+        let core = Core(immediate: immediate, handler: handler)
         var error = [CChar](repeating: 0, count: 256)
         let started = config.bindAddress.withCString { bind in
             var settings = chttp_config(bind_address: bind, port: config.port, threads: config.threads, connection_limit: config.connectionLimit,
@@ -115,13 +121,15 @@ final class HTTPServer: Sendable {
         self.port = chttp_port(started)
     }
 
-    /// Called by libmicrohttpd on its thread, the connection already suspended: copies the request
-    /// and starts its task.
+    /// Called by libmicrohttpd on its thread, the connection not suspended: copies the request, answers
+    /// it at once when `immediate` can, else suspends the connection and starts the request's task.
     private static let dispatch: chttp_handler = { context, request, info in
         guard let context, let request, let info = info?.pointee else { return }
         let core = Unmanaged<Core>.fromOpaque(context).takeUnretainedValue()
         let copy = HTTPRequest(method: String(cString: info.method), path: String(cString: info.path),
                                accept: info.accept.map { String(cString: $0) }, ifNoneMatch: info.if_none_match.map { String(cString: $0) })
+        if let response = core.immediate(copy) { return Core.send(response, to: request) }
+        chttp_suspend(request)   // before anything that may answer from another thread
         let address = UInt(bitPattern: request)
         let accepted = core.pending.withLock { pending in
             guard !pending.isClosed else { return false }

@@ -13,8 +13,8 @@ struct ImageRequestHandler: Sendable {
     let slots: ProcessingSlots
     let state: ServerState
     /// Where cold work (a processing slot's load, decode, transform and encode) runs, apart from
-    /// the requests' executor: see ``ColdWorkExecutor``.
-    let coldWork: ColdWorkExecutor
+    /// the requests' executor: see ``ThreadPoolExecutor``.
+    let coldWork: ThreadPoolExecutor
 
     /// Answers `request` and records it in the metrics.
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -24,13 +24,47 @@ struct ImageRequestHandler: Sendable {
         return response
     }
 
-    func respond(to request: HTTPRequest) async -> HTTPResponse {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return .text(405, "only GET and HEAD", headers: [("Allow", "GET, HEAD")])
+    /// The answer to `request` when it needs no waiting, recorded in the metrics; `nil` hands the
+    /// request to ``handle(_:)``. Runs on libmicrohttpd's thread (``HTTPServer``), so it never
+    /// blocks: `/health`, a refused method, a refused image path (400, 403, 404), and an image whose
+    /// variant is in the manager's memory tier (``WebImage/WebImageManager/memoryCachedVariant(url:format:encoding:options:context:)``).
+    /// Everything else (a disk hit, cold work, `/info`, `/metrics`, samples) goes on in a task.
+    func immediateResponse(to request: HTTPRequest) -> HTTPResponse? {
+        let started = ContinuousClock.now
+        guard let response = immediateAnswer(to: request) else { return nil }
+        metrics.recordRequest(status: response.status, bytesOut: response.body.count, duration: .now - started)
+        return response
+    }
+
+    private func immediateAnswer(to request: HTTPRequest) -> HTTPResponse? {
+        guard request.method == "GET" || request.method == "HEAD" else { return methodRefusal }
+        switch request.path {
+        case "/health": return health
+        case "/metrics", "/", "/index.html", "/favicon.ico", "/robots.txt": return nil
+        default:
+            guard !request.path.hasPrefix("/samples/"), !request.path.hasPrefix("/info/") else { return nil }
+            switch imageRequest(for: request) {
+            case .failure(let refusal): return refusal.response
+            case .success(let image):
+                guard !image.passesSource,
+                      let warm = manager.memoryCachedVariant(url: image.source, format: image.parameters.format,
+                                                             encoding: image.parameters.encoding, options: image.parameters.options,
+                                                             context: image.parameters.context) else { return nil }
+                metrics.recordCachedResult(warm)
+                return response(for: warm, image: image, request: request)
+            }
         }
+    }
+
+    private var methodRefusal: HTTPResponse { .text(405, "only GET and HEAD", headers: [("Allow", "GET, HEAD")]) }
+
+    private var health: HTTPResponse { state.isDraining ? .text(503, "draining") : .text(200, "ok") }
+
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        guard request.method == "GET" || request.method == "HEAD" else { return methodRefusal }
         switch request.path {
         case "/health":
-            return state.isDraining ? .text(503, "draining") : .text(200, "ok")
+            return health
         case "/metrics":
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                                 body: Data(metrics.render(shared: (manager.cache as? any SharedTierReporting)?.sharedTierReports ?? []).utf8))
@@ -73,25 +107,42 @@ struct ImageRequestHandler: Sendable {
                             body: data)
     }
 
-    /// An image URL: the path admitted (``admitted(_:parse:)``), then a warm variant, or a
-    /// processing slot and the variant.
-    private func image(for request: HTTPRequest) async -> HTTPResponse {
-        let parsed: ProcessingRequest, source: URL
-        switch admitted(request.path, parse: { path in
+    /// An image path taken in: admitted (``admitted(_:parse:)``), with the variant's parameters.
+    struct ImageRequest {
+        var parsed: ProcessingRequest
+        var source: URL
+        var parameters: VariantParameters
+        /// `raw`, or `skip_processing` listing formats: the source's own bytes may be the answer.
+        var passesSource: Bool { parsed.raw || !parsed.skipProcessing.isEmpty }
+    }
+
+    /// `request`'s path admitted and its variant's parameters, or the answer that refuses it.
+    private func imageRequest(for request: HTTPRequest) -> Result<ImageRequest, Refusal> {
+        admitted(request.path, parse: { path in
             try ProcessingRequest(path: path, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions)
-        }) {
-        case .success(let admitted): (parsed, source) = admitted
+        }).map { parsed, source in
+            ImageRequest(parsed: parsed, source: source,
+                         parameters: VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
+                                                       watermark: config.watermark, limits: manager.config.limits))
+        }
+    }
+
+    /// An image URL: the path admitted, then a warm variant, or a processing slot and the variant.
+    /// (Refusals and memory hits were answered by ``immediateResponse(to:)`` already on libmicrohttpd's
+    /// thread; a request that reaches here is taken in again, which costs microseconds.)
+    private func image(for request: HTTPRequest) async -> HTTPResponse {
+        let image: ImageRequest
+        switch imageRequest(for: request) {
+        case .success(let admitted): image = admitted
         case .failure(let refusal): return refusal.response
         }
-        let parameters = VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
-                                           watermark: config.watermark, limits: manager.config.limits)
-        let passesSource = parsed.raw || !parsed.skipProcessing.isEmpty
+        let (parsed, source, parameters, passesSource) = (image.parsed, image.source, image.parameters, image.passesSource)
         // A warm variant is answered before a processing slot is taken: it never waits behind cold
         // work and is never refused with 429.
         if !passesSource, let warm = await manager.cachedVariant(url: source, format: parameters.format, encoding: parameters.encoding,
                                                                  options: parameters.options, context: parameters.context) {
             metrics.recordCachedResult(warm)
-            return response(for: warm, parsed: parsed, source: source, variesByAccept: parameters.variesByAccept, request: request)
+            return response(for: warm, image: image, request: request)
         }
         guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
         defer { slots.release() }
@@ -106,7 +157,7 @@ struct ImageRequestHandler: Sendable {
                 try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,
                                               options: parameters.options, context: context)
             }
-            return response(for: variant, parsed: parsed, source: source, variesByAccept: parameters.variesByAccept, request: request)
+            return response(for: variant, image: image, request: request)
         } catch let error as WebImageError {
             let (status, text) = Self.status(for: error)
             return .text(status, text)
@@ -169,6 +220,11 @@ struct ImageRequestHandler: Sendable {
         } catch {
             return .failure(Refusal(response: .text(404, "not found: the local path leads outside the local root")))
         }
+    }
+
+    /// The answer for a variant of an image request.
+    private func response(for variant: ImageVariant, image: ImageRequest, request: HTTPRequest) -> HTTPResponse {
+        response(for: variant, parsed: image.parsed, source: image.source, variesByAccept: image.parameters.variesByAccept, request: request)
     }
 
     /// The answer for a variant: its bytes (or a 304 for its ETag) with the headers a CDN expects.

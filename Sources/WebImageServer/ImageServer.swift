@@ -16,10 +16,11 @@ import WebImage
 /// `run` returns once the requests under way are answered. Shut the manager down after (it flushes
 /// the disk cache's pending writes).
 ///
-/// Where code runs: libmicrohttpd's threads accept, read and write; each request runs in a task of
-/// its own on the server's request executor (``ServerExecutor``); the cold work of a request that
-/// holds a processing slot runs on ``ColdWorkExecutor``'s lower-priority threads. The README's
-/// "Where code runs" table lists every thread.
+/// Where code runs: libmicrohttpd's threads accept, read and write, and answer what needs no
+/// waiting (a variant in memory, `/health`, refusals); every other request runs in a task of its
+/// own on the server's request executor (``ThreadPoolExecutor/requests``); the cold work of a
+/// request that holds a processing slot runs on ``ThreadPoolExecutor/coldWork``'s lower-priority
+/// threads. The README's "Where code runs" table lists every thread.
 public final class ImageServer: Sendable {
     let manager: WebImageManager
     let config: ImageServerConfig
@@ -52,7 +53,15 @@ public final class ImageServer: Sendable {
         metrics = ServerMetrics()
         handler = ImageRequestHandler(manager: manager, config: config, signer: signer, metrics: metrics,
                                       slots: ProcessingSlots(limit: config.maxInFlight, queueLimit: config.queueLimit, metrics: metrics),
-                                      state: state, coldWork: .shared)
+                                      state: state, coldWork: Self.startExecutors())
+    }
+
+    /// Starts the process's two server executors if this is the first server, the requests' first:
+    /// their threads are then made by this (normal-priority) thread, never by a cold one (a
+    /// thread inherits its creator's nice value). Returns the cold-work executor.
+    private static func startExecutors() -> ThreadPoolExecutor {
+        _ = ThreadPoolExecutor.requests
+        return ThreadPoolExecutor.coldWork
     }
 
     /// The port it listens on while it runs (the configured one, or the free one picked for port
@@ -74,7 +83,8 @@ public final class ImageServer: Sendable {
         guard !hasRun.exchange(true, ordering: .relaxed) else { throw .alreadyRunning }
         let handler = self.handler
         let http = try HTTPServer(config: HTTPServer.Config(bindAddress: config.bindAddress, port: config.port,
-                                                            idleTimeoutSeconds: UInt32(config.idleTimeoutSeconds))) { request in
+                                                            idleTimeoutSeconds: UInt32(config.idleTimeoutSeconds)),
+                                  immediate: { handler.immediateResponse(to: $0) }) { request in
             await handler.handle(request)
         }
         let registration = manager.addObserver(metrics)

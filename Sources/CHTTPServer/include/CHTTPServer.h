@@ -23,8 +23,12 @@
  * - The path is handed over without percent-decoding (an unescape callback that keeps it), because
  *   URL signatures are computed over the path as sent.
  *
- * Lifecycle of one request: the handler gets it (on an MHD thread, suspended already); it must copy
- * what it needs from `info` before returning, and call chttp_respond() exactly once, from any thread.
+ * Lifecycle of one request: the handler gets it on an MHD thread, its connection not suspended, and
+ * does one of two things before returning:
+ * - answers at once: chttp_respond() on this thread. The answer is queued as the access handler
+ *   returns: no suspension, no wake-up of the polling thread, no other thread involved;
+ * - or calls chttp_suspend(), copies what it needs from `info`, and later calls chttp_respond()
+ *   exactly once, from any thread.
  * The request is freed by MHD after the response is sent (or the client is gone); it must not be
  * touched after chttp_respond(). */
 
@@ -61,8 +65,12 @@ chttp_server *chttp_start(const chttp_config *config, chttp_handler handler, cht
 /* The port it listens on. */
 uint16_t chttp_port(const chttp_server *server);
 
-/* Answers `request` (status, headers as parallel arrays, body copied) and resumes its connection.
- * Any thread; exactly once per request. */
+/* Takes the request's connection out of the event loop until chttp_respond(): only from the
+ * handler, on its thread, before anything that may answer from another thread. */
+void chttp_suspend(chttp_request *request);
+
+/* Answers `request` (status, headers as parallel arrays, body copied) and resumes its connection
+ * when it is suspended. Any thread once suspended, else the handler's own; exactly once per request. */
 void chttp_respond(chttp_request *request, unsigned status, const char *const *names, const char *const *values,
                    size_t header_count, const uint8_t *body, size_t body_length);
 

@@ -1,13 +1,17 @@
 #pragma once
 
 /// Process and thread settings that Swift's Glibc module does not import (<malloc.h>, per-thread
-/// nice values). Each returns 1 when applied, 0 when refused or not available here.
+/// nice values and names). Each returns 1 when applied, 0 when refused or not available here.
 
 /// mallopt(M_ARENA_MAX, count): at most `count` glibc arenas for the whole process (glibc's default is
 /// eight per core). Affects arenas created after the call. 0 where the C library is not glibc.
 int wi_malloc_set_arena_limit(int count);
 
+/// Names the calling thread (Linux: pthread_setname_np, the first 15 bytes; shown by ps, top and
+/// /proc/PID/task/TID/comm). 0 where refused or unavailable.
+int wi_thread_set_name(const char *name);
+
 /// Sets the nice value of the calling thread only (Linux: setpriority(PRIO_PROCESS, gettid(), nice),
-/// which applies to one thread; 0 elsewhere). Raising it needs no privilege; lowering it below the
-/// current value does (EACCES), and is reported as 0.
+/// which applies to one thread). Raising it needs no privilege; lowering it below the current value
+/// does (EACCES). Threads it creates afterwards inherit it. 0 where refused or unavailable.
 int wi_thread_set_nice(int nice);

@@ -102,6 +102,29 @@ extension WebImageManager {
     /// work. The options processor runs as for a load.
     public func cachedVariant(url: URL, format: VariantFormat = .automatic(accept: nil), encoding: EncodeOptions = EncodeOptions(),
                               options: WebImageOptions = [], context: WebImageContext = WebImageContext()) async -> ImageVariant? {
+        guard let (key, context) = cachedVariantLookup(url: url, format: format, encoding: encoding, options: options, context: context) else {
+            return nil
+        }
+        return await lookUpVariant(forKey: key, context: context, cache: context.cache ?? cache)
+    }
+
+    /// The variant as ``cachedVariant(url:format:encoding:options:context:)`` would answer it from the
+    /// memory tier of encoded bytes alone, or `nil` (a miss, or a context whose query tiers leave
+    /// memory out). Synchronous and non-blocking (a lock held for a dictionary lookup): a server
+    /// calls it on its network thread, so that a memory hit is answered with no thread hop. Counts a
+    /// memory hit like ``cachedVariant(url:format:encoding:options:context:)``; a miss counts nothing.
+    public func memoryCachedVariant(url: URL, format: VariantFormat = .automatic(accept: nil), encoding: EncodeOptions = EncodeOptions(),
+                                    options: WebImageOptions = [], context: WebImageContext = WebImageContext()) -> ImageVariant? {
+        cachedVariantLookup(url: url, format: format, encoding: encoding, options: options, context: context).flatMap {
+            memoryVariant(forKey: $0.key, context: $0.context)
+        }
+    }
+
+    /// The key a cached variant is looked up under, and the context to look with (the options
+    /// processor applied); `nil` when nothing may be looked up (an empty URL, a shut-down manager,
+    /// `.fromLoaderOnly`, or a key filter that caches nothing).
+    private func cachedVariantLookup(url: URL, format: VariantFormat, encoding: EncodeOptions, options: WebImageOptions,
+                                     context: WebImageContext) -> (key: String, context: WebImageContext)? {
         guard !url.absoluteString.isEmpty, !isShutDown else { return nil }
         var options = options
         var context = context
@@ -111,23 +134,29 @@ extension WebImageManager {
         guard !options.contains(.fromLoaderOnly),
               let key = variantCacheKey(for: url, choice: Self.formatChoice(format, coders: context.coders ?? coders), encoding: encoding,
                                         context: context, options: options) else { return nil }
-        return await lookUpVariant(forKey: key, context: context, cache: context.cache ?? cache)
+        return (key, context)
     }
 
     /// The variant stored under `key` in the memory tier of encoded bytes, else in `cache`'s stored
     /// bytes (promoted to memory when the context stores there), as the context's query tiers allow.
     @inline(__always)
     private func lookUpVariant(forKey key: String, context: WebImageContext, cache: any ImageCaching) async -> ImageVariant? {
-        if context.queryCacheType.includesMemory, let variant = variantMemory.value(forKey: key) {
-            counters.add(\.variantMemoryHits)
-            return variant
-        }
+        if let variant = memoryVariant(forKey: key, context: context) { return variant }
         if context.queryCacheType.includesDisk, let variant = await storedVariant(forKey: key, in: cache) {
             counters.add(\.variantDiskHits)
             if context.storeCacheType.includesMemory { keepInMemory(variant, forKey: key) }
             return variant
         }
         return nil
+    }
+
+    /// The variant under `key` in the memory tier of encoded bytes, when the context queries memory
+    /// (a hit counted).
+    @inline(__always)
+    private func memoryVariant(forKey key: String, context: WebImageContext) -> ImageVariant? {
+        guard context.queryCacheType.includesMemory, let variant = variantMemory.value(forKey: key) else { return nil }
+        counters.add(\.variantMemoryHits)
+        return variant
     }
 
     /// What the encode coalescer shares: the variant, and how long its encode took (for reports).

@@ -68,20 +68,9 @@ import Testing
         let blockers = (0..<2 * ProcessInfo.processInfo.activeProcessorCount).map { _ in
             Task.detached { while ContinuousClock.now < blockedUntil { usleep(1000) } }
         }
-        let answers = Mutex<[(name: String, status: String, at: ContinuousClock.Instant)]>([])
-        let port = fixture.port
-        let client = Thread {
-            usleep(300_000)   // the blockers take the pool's threads
-            for (name, target) in [("health", "/health"), ("disk", path), ("memory", path)] {
-                let status = Self.statusLine(port: port, path: target)
-                answers.withLock { $0.append((name, status, ContinuousClock.now)) }
-            }
-        }
-        client.start()
+        let client = Client(port: fixture.port, asking: [("health", "/health"), ("disk", path), ("memory", path)])
         for blocker in blockers { await blocker.value }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while answers.withLock({ $0.count }) < 3 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        let got = answers.withLock { $0 }
+        let got = try await client.answers()
         #expect(got.map(\.name) == ["health", "disk", "memory"])
         for answer in got {
             #expect(answer.status.hasPrefix("HTTP/1.1 200"), "\(answer.name): \(answer.status)")
@@ -92,8 +81,88 @@ import Testing
         await fixture.stop()
     }
 
+    /// Every thread of the server's request executor is blocked for three seconds. A variant in
+    /// memory, `/health` and a refused path are answered meanwhile, on libmicrohttpd's own thread;
+    /// a variant only on disk needs the executor, and is answered once it is free again.
+    @Test func memoryHitsAreAnsweredOnTheNetworkThreadWhileTheRequestExecutorIsBlocked() async throws {
+        let fixture = try await ServerFixture()
+        fixture.sources.route("/photo.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture))
+        let inMemory = "/insecure/rs:fit:50:50/plain/\(fixture.source("/photo.jpg"))@png"
+        let onDisk = "/insecure/rs:fit:60:60/plain/\(fixture.source("/photo.jpg"))@png"
+        #expect(try await fixture.get(inMemory).status == 200)
+        #expect(try await fixture.get(onDisk).status == 200)
+        await fixture.managerFixture.manager.backgroundWrites.waitUntilIdle()
+        fixture.managerFixture.manager.variantMemory.removeAll()   // both only on disk now
+        #expect(try await fixture.get(inMemory).status == 200)     // a disk hit, kept in memory
+        #expect(fixture.managerFixture.manager.variantMemory.count == 1)
+        let blockedUntil = ContinuousClock.now + .seconds(3)
+        let executor = ThreadPoolExecutor.requests
+        let blockers = (0..<executor.threadCount).map { _ in
+            Task(executorPreference: executor) { while ContinuousClock.now < blockedUntil { usleep(1000) } }
+        }
+        let client = Client(port: fixture.port, asking: [("memory", inMemory), ("health", "/health"),
+                                                         ("refused", "/insecure/bad:1/plain/x"), ("disk", onDisk)])
+        for blocker in blockers { await blocker.value }
+        let got = Dictionary(uniqueKeysWithValues: try await client.answers().map { ($0.name, $0) })
+        for name in ["memory", "health", "refused"] {
+            let answer = try #require(got[name])
+            #expect(answer.at < blockedUntil, "\(name) waited for the request executor")
+        }
+        #expect(got["memory"]?.status.hasPrefix("HTTP/1.1 200") == true)
+        #expect(got["health"]?.status.hasPrefix("HTTP/1.1 200") == true)
+        #expect(got["refused"]?.status.hasPrefix("HTTP/1.1 400") == true, "\(got["refused"]?.status ?? "")")
+        let disk = try #require(got["disk"])
+        #expect(disk.status.hasPrefix("HTTP/1.1 200"))
+        #expect(disk.at >= blockedUntil, "a disk hit runs on the request executor, which was blocked")
+        await fixture.stop()
+    }
+
+    /// The server's two pools: named threads, the cold one at nice 10 and the requests' at the
+    /// process's own priority (not inherited from a cold thread).
+    @Test func theServersPoolsAreNamedAndOnlyColdWorkIsNiced() throws {
+        let requests = ThreadPoolExecutor.requests, cold = ThreadPoolExecutor.coldWork
+        #expect(cold.isLowered && !requests.isLowered)
+        var niceness: [String: Int] = [:]
+        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") {
+            let name = try String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard name.hasPrefix("webimage.req-") || name.hasPrefix("webimage.cold-") else { continue }
+            let stat = try String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8)
+            // Fields after the parenthesised name: state is the 3rd field, nice the 19th.
+            let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
+            niceness[name] = Int(fields[16])
+        }
+        for index in 0..<cold.threadCount { #expect(niceness["webimage.cold-\(index)"] == 10) }
+        for index in 0..<requests.threadCount { #expect(niceness["webimage.req-\(index)"] == 0) }
+    }
+
+    /// A client thread that waits 300 ms (for the blockers to take their threads), then GETs each
+    /// target in turn over a blocking socket, noting each answer's status line and when it arrived.
+    final class Client: Sendable {
+        typealias Answer = (name: String, status: String, at: ContinuousClock.Instant)
+        private let received = Mutex<[Answer]>([])
+        private let count: Int
+
+        init(port: UInt16, asking targets: [(name: String, path: String)]) {
+            count = targets.count
+            Thread { [self] in
+                usleep(300_000)
+                for (name, target) in targets {
+                    let status = ServerLifecycleTests.statusLine(port: port, path: target)
+                    received.withLock { $0.append((name, status, ContinuousClock.now)) }
+                }
+            }.start()
+        }
+
+        /// Every answer, in order, once all have arrived (at most 30 s).
+        func answers() async throws -> [Answer] {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while received.withLock({ $0.count }) < count && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            return received.withLock { $0 }
+        }
+    }
+
     /// The status line of a GET, over a blocking socket on the calling thread.
-    private static func statusLine(port: UInt16, path: String) -> String {
+    fileprivate static func statusLine(port: UInt16, path: String) -> String {
         guard let connection = HostileClientTests.RawConnection(port: port) else { return "no connection" }
         _ = connection.sendBlocking("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         return String(connection.readAllBlocking().text.prefix { $0 != "\r" })

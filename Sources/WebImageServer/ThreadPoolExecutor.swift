@@ -1,0 +1,103 @@
+import CSystemTuning
+import Foundation
+import Synchronization
+
+/// A task executor on a few threads of its own, started once and kept for the life of the process
+/// (shared by every server in it). The server has two, so that where its work runs does not depend
+/// on the process's other pools:
+///
+/// - ``requests``: each request's task that libmicrohttpd's thread could not answer at once (see
+///   ``HTTPServer``) — parsing, signature, options, the disk lookup (the disk cache's actor runs on
+///   its caller's executor), `/metrics`, `/info`, 429s and building the answer. Its threads keep
+///   the process's priority, and are answered while the cooperative pool is saturated by the
+///   embedding app.
+/// - ``coldWork``: a processing slot holder's cold work — the load, decode, transform, encode and
+///   store — at nice 10 (the kernel then gives it about a tenth of a core while a thread of nice 0
+///   wants that core). Cold work reaches it as the task executor preference of the slot holder's
+///   `loadVariant` call, and through ``WebImage/WebImageContext/workExecutor`` the manager's shared
+///   work tasks (an unstructured task does not inherit a preference).
+///
+/// A thread's nice value is inherited by every thread it creates, and an unprivileged thread cannot
+/// lower it again. So both pools are started by a thread of normal priority (``ImageServer``'s
+/// initialiser touches both, requests first); threads that a cold thread creates — libdispatch's
+/// workers, a codec's helper threads — may inherit nice 10, and nothing that answers a warm request
+/// runs on those. (Before these pools, the request tasks ran on libdispatch's workers, which were
+/// often created by a cold thread and so ran at its priority.)
+///
+/// Measured with `Benchmarks/serving/warm_under_load.py` (2 cores): nice 10 gave the lowest warm
+/// p99 under cold load (1.5–1.7 ms, against 1.9 at nice 19, 2.3 at nice 0, 2.6–3.1 in Linux's
+/// `SCHED_IDLE` policy, which also cost 8 % of cold throughput). What is left is the scheduler's:
+/// `perf sched` shows runnable threads of nice 0 (libmicrohttpd's, the client's) waiting up to a
+/// 4 ms tick while cold threads hold both cores.
+///
+/// Nothing on these threads blocks waiting for another job of the same executor.
+final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
+    /// The server's request tasks: `max(2, cores)` threads of normal priority.
+    static let requests = ThreadPoolExecutor(name: "webimage.req", threads: max(2, ProcessInfo.processInfo.activeProcessorCount),
+                                             lowered: false)
+    /// Cold work: one thread per core, at nice ``loweredNiceness``.
+    static let coldWork = ThreadPoolExecutor(name: "webimage.cold", threads: ProcessInfo.processInfo.activeProcessorCount,
+                                             lowered: true)
+
+    /// `@unchecked Sendable`: `jobs` and `head` are only touched with `condition` locked; the rest is
+    /// set once in `init`.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+    /// How many threads run its jobs.
+    let threadCount: Int
+    /// The nice value of a lowered pool's threads.
+    static let loweredNiceness: Int32 = 10
+
+    private let loweredThreads = Mutex(0)
+
+    /// Whether every one of its threads runs at ``loweredNiceness`` (`false` where the platform refused).
+    var isLowered: Bool { loweredThreads.withLock { $0 } == threadCount }
+
+    /// Starts `threads` threads named `name-N` (at ``loweredNiceness`` when `lowered`) and returns once
+    /// each has set itself up.
+    private init(name: String, threads: Int, lowered: Bool) {
+        threadCount = max(1, threads)
+        let started = DispatchSemaphore(value: 0)
+        for index in 0..<threadCount {
+            let thread = Thread { [unowned self] in
+                // Linux names a thread from the thread itself (`pthread_setname_np`, 15 bytes).
+                _ = "\(name)-\(index)".withCString { wi_thread_set_name($0) }
+                if lowered, wi_thread_set_nice(Self.loweredNiceness) == 1 { loweredThreads.withLock { $0 += 1 } }
+                started.signal()
+                work()
+            }
+            thread.start()
+        }
+        for _ in 0..<threadCount { started.wait() }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// A thread's loop: take the oldest job, run it, forever (the executor is never released).
+    private func work() {
+        let executor = asUnownedTaskExecutor()
+        while true {
+            condition.lock()
+            // Blocks only this executor's own threads (started in `init`), never the cooperative pool's.
+            while head == jobs.count { condition.wait() }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {   // drained: reuse the storage from the start
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 1024 && head * 2 >= jobs.count {   // a long backlog: drop what was taken
+                jobs.removeFirst(head)
+                head = 0
+            }
+            condition.unlock()
+            job.runSynchronously(on: executor)
+        }
+    }
+}
