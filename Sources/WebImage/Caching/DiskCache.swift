@@ -7,7 +7,8 @@ import Synchronization
 /// - Writes are crash-safe: a temporary file in the same directory, renamed into place; a process
 ///   killed at any moment never leaves an entry that reads back half-written.
 /// - An in-memory index of the directory (built at start, kept up to date) answers ``contains(_:)``
-///   and ``totalSize()`` without a system call.
+///   and ``totalSize()`` without a system call. It takes 53–107 bytes an entry (`DiskCacheIndex`):
+///   a million entries cost 50–100 MiB of memory.
 /// - Every hit records its access time on the file itself, so least-recently-used sweeps and
 ///   ``DiskExpireType/accessDate`` work on `relatime`/`noatime` mounts and across restarts.
 /// - Sweeps (``removeExpiredData()``) run at start-up, every ``ImageCacheConfig/diskSweepInterval``,
@@ -27,13 +28,9 @@ public actor DiskCache {
     /// The limits and behaviour this cache was created with.
     public nonisolated let config: ImageCacheConfig
 
-    private struct Entry {
-        var allocatedBytes: Int
-        var accessTime: Double
-        var modificationTime: Double
-    }
+    private typealias Entry = DiskCacheIndex.Entry
 
-    private var index: [String: Entry] = [:]
+    private var index = DiskCacheIndex()
     private var indexedBytes = 0
     private var sweepTask: Task<Void, Never>?
     /// Cleared for good by ``stopSweeping()`` (which ``runSweeps()`` calls): no sweep task of the cache's own after.
@@ -69,7 +66,7 @@ public actor DiskCache {
         self.directoryPath = path
         try Self.makeDirectory(path)
         let listing = try DiskFile.list(path)
-        var index: [String: Entry] = [:]
+        var index = DiskCacheIndex()
         var total = 0
         for file in listing where !file.name.hasPrefix(".") {
             index[file.name] = Entry(allocatedBytes: file.allocatedBytes, accessTime: file.accessTime, modificationTime: file.modificationTime)
@@ -250,7 +247,7 @@ public actor DiskCache {
     @discardableResult
     public func removeExpiredData() -> DiskCacheSweepReport {
         if let listing = currentListing() {
-            var fresh: [String: Entry] = [:]
+            var fresh = DiskCacheIndex()
             var total = 0
             for file in listing where !file.name.hasPrefix(".") {
                 fresh[file.name] = Entry(allocatedBytes: file.allocatedBytes, accessTime: file.accessTime, modificationTime: file.modificationTime)
@@ -378,7 +375,7 @@ public actor DiskCache {
     private func checkInvariants() {
         #if DEBUG
         var total = 0
-        for entry in index.values {
+        for (_, entry) in index {
             precondition(entry.allocatedBytes >= 0, "DiskCache: an entry of negative size")
             total += entry.allocatedBytes
         }
@@ -397,7 +394,7 @@ public actor DiskCache {
     private func evictLeastRecentlyUsed(downTo target: Int) -> (count: Int, bytes: Int) {
         applyRecentAccesses()
         var removed = (count: 0, bytes: 0)
-        for (name, entry) in index.sorted(by: { $0.value.accessTime < $1.value.accessTime }) {
+        for (name, entry) in index.sorted(by: { $0.entry.accessTime < $1.entry.accessTime }) {
             if indexedBytes <= target { break }
             DiskFile.remove(directoryPath + "/" + name)
             forget(name)
@@ -409,7 +406,7 @@ public actor DiskCache {
 
     /// Removes temporary files a killed process left (older than `temporaryGrace` seconds, so that
     /// another process's write in flight is not disturbed) and sidecars whose entry is gone.
-    private static func removeLeftovers(in directory: String, listing: [DiskFile.Listing], index: [String: Entry],
+    private static func removeLeftovers(in directory: String, listing: [DiskFile.Listing], index: DiskCacheIndex,
                                         temporaryGrace: Double) {
         let cutoff = now() - temporaryGrace
         for file in listing {
