@@ -43,7 +43,7 @@ final class DownloadOperation: Sendable {
         /// The response's header fields, names lowercased (read once: each lookup through
         /// `HTTPURLResponse` searches and lowercases all of them again).
         var headers: [String: String] = [:]
-        var task: URLSessionDataTask?
+        var task: (any DownloadTransportTask)?
         var enqueuedAt: ContinuousClock.Instant
         var startedAt: ContinuousClock.Instant?
         var respondedAt: ContinuousClock.Instant?
@@ -90,7 +90,7 @@ final class DownloadOperation: Sendable {
         state.withLock { state in
             guard priority > state.priority else { return }
             state.priority = priority
-            state.task?.priority = priority == .high ? URLSessionTask.highPriority : URLSessionTask.defaultPriority
+            state.task?.setPriority(priority)
         }
     }
 
@@ -177,7 +177,7 @@ final class DownloadOperation: Sendable {
 
     /// Records the network task; the scheduler watches the total deadline. (A request sent again
     /// without `Range` keeps the first start time.)
-    func started(task: URLSessionDataTask) {
+    func started(task: any DownloadTransportTask) {
         state.withLock { state in
             state.task = task
             if state.startedAt == nil { state.startedAt = .now }
@@ -405,7 +405,7 @@ final class DownloadOperation: Sendable {
 
     /// What is left to do, after the lock, once the operation has its verdict.
     private struct Conclusion {
-        var task: URLSessionDataTask?
+        var task: (any DownloadTransportTask)?
         var leftover: PartialDownload?
         var succeeded: Bool
     }

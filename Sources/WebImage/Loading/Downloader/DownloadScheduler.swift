@@ -13,6 +13,9 @@ import FoundationNetworking
 /// - `DownloadOperation.swift`: one shared fetch: its waiters (a ``SharedWork`` machine), bytes, verdict;
 /// - `DownloadQueue.swift`: the priority + FIFO/LIFO queue of operations waiting for a slot;
 /// - `SessionDelegate.swift`: URLSession's callbacks, routed to operations;
+/// - `PlainDownloadTask.swift`: an `http://` transfer over the own HTTP/1.1 client (`Loading/HTTP1/`);
+/// - `TransferRouting.swift`: what both transports decide alike (a response's verdict, a redirect's answer);
+/// - `DownloadTransportTask.swift`: the task an operation holds, whichever transport carries it;
 /// - `DownloadDeadlines.swift`: the total time-out, to the millisecond, on one timer;
 /// - `DownloadResumption.swift`, `PartialDownload.swift`, `PartialDownloadStore.swift`: resuming cut-short downloads;
 /// - `DownloaderConfig.swift`, `DownloadEventStream.swift`, `DownloadReport.swift`, `RetryAfter.swift`: the rest of the surface.
@@ -304,19 +307,27 @@ final class DownloadScheduler: Sendable {
     /// `restart`, for a request that asks for the rest of a partial, sends it again without `Range`
     /// when the answer cannot continue the partial (under the first request's deadline).
     private func sendTask(for operation: DownloadOperation, request: URLRequest, settings: Settings,
-                          deadline: ContinuousClock.Instant?, restart: (@Sendable () -> Void)?) {
+                          deadline: ContinuousClock.Instant?, restart: (@Sendable () -> Void)?,
+                          transport: DownloaderConfig.Transport? = nil) {
         dispatchPrecondition(condition: .onQueue(launchQueue))
         guard !operation.isFinished else { return }
         guard !isShutDown else {   // the sessions are invalidated, or about to be, on this queue
             operation.fail(.shutDown(url: operation.url))
             return
         }
-        let task = (operation.request.handlesCookies ? cookieSession : session).dataTask(with: request)
-        switch operation.priority {
-        case .high: task.priority = URLSessionTask.highPriority
-        case .low: task.priority = URLSessionTask.lowPriority
-        case .normal: break
+        if (transport ?? settings.config.transport) == .automatic, !operation.request.handlesCookies, PlainDownloadTask.carries(request) {
+            let task = PlainDownloadTask(operation: operation, config: settings.config, restart: restart) { [weak self] handed in
+                guard let self else { return }
+                launchQueue.async {
+                    self.sendTask(for: operation, request: handed, settings: settings, deadline: nil, restart: nil, transport: .urlSession)
+                }
+            }
+            operation.started(task: task)
+            if let deadline { deadlines.watch(operation, until: deadline) }
+            return task.resume(request)
         }
+        let task = (operation.request.handlesCookies ? cookieSession : session).dataTask(with: request)
+        task.setPriority(operation.priority)
         delegate.register(task, for: operation, settings: settings, restart: restart)
         operation.started(task: task)
         if let deadline { deadlines.watch(operation, until: deadline) }

@@ -34,19 +34,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancel)
             return
         }
-        let proceeds = entry.operation.received(response, config: entry.settings.config)
-        if !proceeds, entry.operation.takeRestartRequest() {
-            if let restart = entry.restart {
-                // Forget the task first: its cancellation must not end the download, which goes on
-                // with a new request for the whole body.
-                entries.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(dataTask)) }
-                completionHandler(.cancel)
-                restart()
-                return
-            }
-            entry.operation.fail(.transport(URLError(.badServerResponse), url: entry.operation.url))
+        switch TransferRouting.verdict(for: response, operation: entry.operation, config: entry.settings.config, restart: entry.restart) {
+        case .proceed:
+            completionHandler(.allow)
+        case .stop:
+            completionHandler(.cancel)
+        case .restart(let restart):
+            // Forget the task first: its cancellation must not end the download, which goes on
+            // with a new request for the whole body.
+            entries.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(dataTask)) }
+            completionHandler(.cancel)
+            restart()
         }
-        completionHandler(proceeds ? .allow : .cancel)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -60,19 +59,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(nil)
             return
         }
-        let config = entry.settings.config, operation = entry.operation
-        guard let host = request.url?.host, config.sourceAddressPolicy != .unrestricted else {
-            return operation.answerRedirect(maxRedirects: config.maxRedirects, request: request, completionHandler)
-        }
-        // Every hop is checked like the first request. A refusal fails the operation, which cancels
-        // the task, and the redirect is never answered (an answer after the cancel would trap).
-        SourceAddressCheck.check(host: host, policy: config.sourceAddressPolicy) { refused in
-            if let refused, let url = request.url {
-                operation.fail(.sourceRefused(address: refused.address.description, reason: refused.reason, url: url))
-            } else {
-                operation.answerRedirect(maxRedirects: config.maxRedirects, request: request, completionHandler)
-            }
-        }
+        // A refusal fails the operation, which cancels the task, and the redirect is never answered
+        // (an answer after the cancel would trap).
+        TransferRouting.answerRedirect(to: request, operation: entry.operation, config: entry.settings.config, completionHandler)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -1,0 +1,186 @@
+import Foundation
+import Synchronization
+
+/// A small HTTP/1.1 client for `http://` servers: an exchange is blocking calls on a kept-alive
+/// socket, run on a worker thread of its own (``BlockingWorkers``), with no hand-off between
+/// threads and queues. The downloader uses it for `http://` sources and the object store for
+/// `http://` endpoints, where URLSession's hops cost as much as the transfer (`https` keeps
+/// URLSession: TLS).
+///
+/// - **Deadlines**: connect, send and every read are bounded by the exchange's deadline and by the
+///   time allowed between two reads (`poll`), so a server that stalls or trickles is cut.
+/// - **Cancellation**: ``HTTP1Cancellation`` shuts the socket down, which ends the worker's call.
+/// - **Connections**: kept alive and reused per host and port (at most ``maxIdlePerHost`` idle); a
+///   reused connection that the server had closed meanwhile (nothing of an answer arrived) is
+///   retried once on a new one; a connection whose answer was not read to its end is closed.
+/// - **Answers**: see ``HTTP1Reader``; informational answers are skipped.
+package final class HTTP1Client: Sendable {
+    /// One request: no `Content-Length` or `Connection` among `headers` (added here); `Host` is the
+    /// URL's unless `headers` has one.
+    package struct Request: Sendable {
+        package var method: String
+        package var url: URL
+        package var headers: [(name: String, value: String)]
+        package var body: Data?
+
+        package init(method: String, url: URL, headers: [(name: String, value: String)], body: Data? = nil) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    package static let maxIdlePerHost = 8
+
+    /// One per process: its threads (`webimage.http-N`, at most 64) and kept-alive connections.
+    package static let shared = HTTP1Client()
+
+    private let idle = Mutex<[String: [Int32]]>([:])
+    private let workers = BlockingWorkers(name: "webimage.http", maxThreads: 64)
+
+    /// Runs `job` on one of the client's worker threads (where ``exchange(_:deadline:readTimeout:cancellation:onHead:onBody:)`` may block).
+    package func run(_ job: @escaping @Sendable () -> Void) {
+        workers.run(job)
+    }
+
+    /// Sends `request` and reads its answer, blocking the calling thread (a worker's: ``run(_:)``).
+    /// `onHead` gets the final head (false: read no body); `onBody` each piece of the body as it
+    /// arrives (false: read no more). Either refusal closes the connection.
+    package func exchange(_ request: Request, deadline: ContinuousClock.Instant, readTimeout: Duration? = nil,
+                          cancellation: HTTP1Cancellation, onHead: (HTTP1Head) -> Bool, onBody: (Data) -> Bool) -> Result<Void, HTTP1Error> {
+        guard let host = request.url.host, !host.isEmpty else { return .failure(.cannotFindHost("")) }
+        let port = request.url.port ?? 80
+        let key = "\(host):\(port)"
+        let bytes = Self.serialize(request, host: host, port: port)
+        for attempt in 0..<2 {
+            let reused = attempt == 0 ? idle.withLock { $0[key]?.popLast() } : nil
+            let fd: Int32
+            if let reused {
+                fd = reused
+            } else {
+                switch Self.connect(host: host, port: port, deadline: deadline) {
+                case .success(let socket): fd = socket
+                case .failure(let error): return .failure(error)
+                }
+            }
+            guard cancellation.adopt(fd) else {
+                close(fd)
+                return .failure(.cancelled)
+            }
+            var reader = HTTP1Reader(fd: fd, deadline: deadline, readTimeout: readTimeout)
+            let outcome = Self.exchange(bytes, method: request.method, reader: &reader, onHead: onHead, onBody: onBody)
+            cancellation.release()
+            if cancellation.isCancelled {
+                close(fd)
+                return .failure(.cancelled)
+            }
+            switch outcome {
+            case .success(let reusable):
+                if reusable && !reader.hasBufferedBytes { keep(fd, key) } else { close(fd) }
+                return .success(())
+            case .failure(let error):
+                close(fd)
+                if reused != nil, reader.received == 0, error == .connectionLost { continue }   // the server closed a kept-alive connection
+                return .failure(error)
+            }
+        }
+        return .failure(.connectionLost)
+    }
+
+    /// Writes the request and reads one answer; whether the connection can carry another.
+    private static func exchange(_ bytes: Data, method: String, reader: inout HTTP1Reader, onHead: (HTTP1Head) -> Bool,
+                                 onBody: (Data) -> Bool) -> Result<Bool, HTTP1Error> {
+        guard send(bytes, on: reader.fd, deadline: reader.deadline) else { return .failure(.connectionLost) }
+        let head: HTTP1Head
+        switch reader.readHead() {
+        case .success(let got): head = got
+        case .failure(let error): return .failure(error)
+        }
+        guard onHead(head) else { return .success(false) }
+        let framing = head.bodyFraming(forMethod: method)
+        switch reader.readBody(framing, deliver: onBody) {
+        case .success(.complete): return .success(head.keepsAlive && framing != .untilClose)
+        case .success(.stopped): return .success(false)
+        case .failure(let error): return .failure(error)
+        }
+    }
+
+    private func keep(_ fd: Int32, _ key: String) {
+        let kept = idle.withLock { pool -> Bool in
+            guard (pool[key]?.count ?? 0) < Self.maxIdlePerHost else { return false }
+            pool[key, default: []].append(fd)
+            return true
+        }
+        if !kept { close(fd) }
+    }
+
+    private static func serialize(_ request: Request, host: String, port: Int) -> Data {
+        var target = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "/"
+        if target.isEmpty { target = "/" }
+        if let query = request.url.query(percentEncoded: true), !query.isEmpty { target += "?" + query }
+        let givenHost = request.headers.first { $0.name.caseInsensitiveCompare("Host") == .orderedSame }?.value
+        let hostField = givenHost ?? (host.contains(":") ? "[\(host)]" : host) + (port == 80 ? "" : ":\(port)")
+        var head = "\(request.method) \(target) HTTP/1.1\r\nHost: \(hostField)\r\n"
+        // A value with a line break would smuggle a header in: such fields are left out.
+        for (name, value) in request.headers where name.caseInsensitiveCompare("Host") != .orderedSame
+            && !(name + value).contains(where: { $0 == "\r" || $0 == "\n" }) {
+            head += "\(name): \(value)\r\n"
+        }
+        if request.body != nil || request.method == "PUT" || request.method == "POST" { head += "Content-Length: \(request.body?.count ?? 0)\r\n" }
+        head += "\r\n"
+        return Data(head.utf8) + (request.body ?? Data())
+    }
+
+    /// A connected, non-blocking TCP socket to `host:port` (every address `getaddrinfo` gives, in order).
+    private static func connect(host: String, port: Int, deadline: ContinuousClock.Instant) -> Result<Int32, HTTP1Error> {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else { return .failure(.cannotFindHost(host)) }
+        defer { freeaddrinfo(list) }
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        var lastError = HTTP1Error.cannotConnect("no address")
+        while let address = entry {
+            entry = address.pointee.ai_next
+            let fd = socket(address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { continue }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            if Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return .success(fd) }
+            if errno == EINPROGRESS {
+                var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                if poll(&poller, 1, (deadline - .now).pollMilliseconds) == 1 {
+                    var error: Int32 = 0
+                    var length = socklen_t(MemoryLayout<Int32>.size)
+                    getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+                    if error == 0 { return .success(fd) }
+                    lastError = .cannotConnect(String(cString: strerror(error)))
+                } else {
+                    lastError = .timedOut
+                }
+            } else {
+                lastError = .cannotConnect(String(cString: strerror(errno)))
+            }
+            close(fd)
+        }
+        return .failure(lastError)
+    }
+
+    /// Writes all of `bytes` within the deadline; false when the connection fails or the time is up.
+    private static func send(_ bytes: Data, on fd: Int32, deadline: ContinuousClock.Instant) -> Bool {
+        bytes.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                if written > 0 { offset += written; continue }
+                if written < 0 && (errno == EAGAIN || errno == EINTR) {
+                    var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    if poll(&poller, 1, (deadline - .now).pollMilliseconds) == 1 { continue }
+                }
+                return false
+            }
+            return true
+        }
+    }
+}

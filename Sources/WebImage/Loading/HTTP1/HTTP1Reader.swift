@@ -1,0 +1,149 @@
+import Foundation
+
+/// Reads one HTTP/1.x answer from a connected socket through a buffer, each wait bounded by a
+/// deadline for the whole exchange and, if set, a time allowed between two reads (`poll(2)`).
+///
+/// Bad input: a head over 64 KiB, a chunk size that is not hex or a line over 4 KiB are
+/// ``HTTP1Error/malformed(_:)``; a connection that ends inside a body is
+/// ``HTTP1Error/connectionLost``; a wait past a limit is ``HTTP1Error/timedOut``. Nothing read is
+/// trusted for a size before it is checked.
+package struct HTTP1Reader {
+    let fd: Int32
+    let deadline: ContinuousClock.Instant
+    let readTimeout: Duration?
+    private var buffer: [UInt8] = []
+    private var start = 0
+    /// What one `recv(2)` reads into, kept for the whole answer.
+    private var scratch = [UInt8](repeating: 0, count: 65536)
+    /// Whether the last failed ``fill()`` met the end of the stream (the server closed), not an error.
+    private var atEnd = false
+    /// Bytes received on the socket so far (0: the server sent nothing at all).
+    package private(set) var received = 0
+
+    package init(fd: Int32, deadline: ContinuousClock.Instant, readTimeout: Duration? = nil) {
+        self.fd = fd
+        self.deadline = deadline
+        self.readTimeout = readTimeout
+    }
+
+    /// Whether bytes past the answer were read (then the connection cannot be reused).
+    package var hasBufferedBytes: Bool { start < buffer.count }
+
+    /// Reads more bytes into the buffer: `nil` when some arrived, else why not (`atEnd` tells a
+    /// clean end of the stream from a failure; both are `.connectionLost`).
+    private mutating func fill() -> HTTP1Error? {
+        atEnd = false
+        if start > 0 && start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 }
+        while true {
+            var wait = deadline - .now
+            if let readTimeout, readTimeout < wait { wait = readTimeout }
+            guard wait > .zero else { return .timedOut }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, wait.pollMilliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready == 1 else { return ready == 0 ? .timedOut : .connectionLost }
+            let socket = fd
+            let count = scratch.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                buffer.append(contentsOf: scratch[0..<count])
+                received += count
+                return nil
+            }
+            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+            atEnd = count == 0
+            return .connectionLost
+        }
+    }
+
+    /// The next final head (informational 1xx heads are skipped).
+    package mutating func readHead() -> Result<HTTP1Head, HTTP1Error> {
+        while true {
+            if let end = headEnd() {
+                let text = String(decoding: buffer[start..<end], as: UTF8.self)
+                start = end + 4
+                guard let head = HTTP1Head(text: text) else { return .failure(.malformed("not an HTTP/1.x status line")) }
+                if (100..<200).contains(head.status) && head.status != 101 { continue }
+                return .success(head)
+            }
+            guard buffer.count - start < 65536 else { return .failure(.malformed("a head over 64 KiB")) }
+            if let error = fill() { return .failure(error) }
+        }
+    }
+
+    private func headEnd() -> Int? {
+        var index = start
+        while index + 3 < buffer.count {
+            if buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// How reading a body ended.
+    package enum BodyEnd: Equatable {
+        /// It was read whole.
+        case complete
+        /// `deliver` returned false: the rest was not read.
+        case stopped
+    }
+
+    /// Reads the body framed by `framing`, handing each piece to `deliver` as it arrives (false stops).
+    package mutating func readBody(_ framing: HTTP1BodyFraming, deliver: (Data) -> Bool) -> Result<BodyEnd, HTTP1Error> {
+        switch framing {
+        case .none: return .success(.complete)
+        case .malformed: return .failure(.malformed("Content-Length"))
+        case .length(let length): return readExactly(length, deliver: deliver)
+        case .untilClose:
+            while true {
+                if start < buffer.count {
+                    let piece = Data(buffer[start...])
+                    start = buffer.count
+                    guard deliver(piece) else { return .success(.stopped) }
+                }
+                if let error = fill() { return atEnd ? .success(.complete) : .failure(error) }   // a clean close ends the body
+            }
+        case .chunked:
+            while true {
+                guard case .success(let line) = readLine(),
+                      let size = Int(line.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "", radix: 16),
+                      size >= 0 else { return .failure(.malformed("a chunk size")) }
+                if size == 0 {
+                    while case .success(let trailer) = readLine(), !trailer.isEmpty {}
+                    return .success(.complete)
+                }
+                switch readExactly(size, deliver: deliver) {
+                case .success(.complete): break
+                case let other: return other
+                }
+                guard case .success = readLine() else { return .failure(.connectionLost) }
+            }
+        }
+    }
+
+    /// Hands `count` bytes to `deliver` as they arrive.
+    private mutating func readExactly(_ count: Int, deliver: (Data) -> Bool) -> Result<BodyEnd, HTTP1Error> {
+        var left = count
+        while left > 0 {
+            if start == buffer.count, let error = fill() { return .failure(error) }
+            let take = min(left, buffer.count - start)
+            let piece = Data(buffer[start..<(start + take)])
+            start += take
+            left -= take
+            guard deliver(piece) else { return .success(.stopped) }
+        }
+        return .success(.complete)
+    }
+
+    /// One line without its CRLF (at most 4 KiB).
+    private mutating func readLine() -> Result<String, HTTP1Error> {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: 10) {
+                let line = String(decoding: buffer[start..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                start = newline + 1
+                return .success(line)
+            }
+            guard buffer.count - start < 4096 else { return .failure(.malformed("a line over 4 KiB")) }
+            if let error = fill() { return .failure(error) }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+
+/// The downloader's own HTTP/1.1 client for `http://` sources (``PlainDownloadTask`` over
+/// ``HTTP1Client``): chosen by ``DownloaderConfig/Transport``, redirects that leave the host without
+/// credentials, answers URLSession would take as well (an informational head first, repeated equal
+/// lengths, a close-delimited body) and ones it refuses. The rest of the download suite runs over
+/// it too (and once more over URLSession in CI: `WEBIMAGE_DOWNLOAD_TRANSPORT=urlsession`).
+@Suite struct PlainTransportTests {
+    let server: TestHTTPServer
+    let body = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+
+    init() throws {
+        server = try TestHTTPServer()
+        server.route("/a.png", TestResponse(headers: [("Content-Type", "image/png")], body: body))
+    }
+
+    /// URLSession (libcurl) always sends `Accept-Encoding`; the own client never does.
+    @Test func httpSourcesGoThroughTheOwnClientUnlessURLSessionIsChosen() async throws {
+        defer { server.stop() }
+        for transport in [DownloaderConfig.Transport.automatic, .urlSession] {
+            let downloader = Downloader(config: DownloaderConfig(transport: transport))
+            #expect(try await downloader.load(ImageLoadRequest(url: server.url("/a.png?\(transport)"))).data == body)
+            await downloader.shutdown()
+        }
+        let requests = server.requests(for: "/a.png")
+        #expect(requests.count == 2)
+        #expect(requests.first?.headers["accept-encoding"] == nil, "the own client asks for no content coding")
+        #expect(requests.last?.headers["accept-encoding"] != nil, "URLSession's libcurl does")
+        #expect(requests.allSatisfy { $0.headers["user-agent"] == DownloaderConfig.defaultUserAgent })
+    }
+
+    @Test func aRedirectToAnotherHostLeavesTheCredentialsBehind() async throws {
+        let other = try TestHTTPServer()
+        defer { server.stop(); other.stop() }
+        other.route("/b.png", TestResponse(headers: [("Content-Type", "image/png")], body: body))
+        server.route("/same", .redirect(to: "/a.png"))
+        server.route("/away", .redirect(to: other.url("/b.png").absoluteString, status: 307))
+        let downloader = Downloader(config: DownloaderConfig(basicAuthentication: ("user", "secret"), transport: .automatic))
+        let kept = try await downloader.load(ImageLoadRequest(url: server.url("/same")))
+        #expect(kept.data == body && kept.metrics.redirectCount == 1 && kept.url == server.url("/a.png"))
+        #expect(server.requests(for: "/a.png").last?.headers["authorization"] != nil, "same host: sent on")
+        let away = try await downloader.load(ImageLoadRequest(url: server.url("/away")))
+        #expect(away.data == body && away.url == other.url("/b.png"))
+        #expect(other.requests(for: "/b.png").first?.headers["authorization"] == nil, "another host: left behind")
+        #expect(server.requests(for: "/away").first?.headers["authorization"] != nil)
+    }
+
+    @Test func aRedirectLoopStopsAtTheLimit() async throws {
+        defer { server.stop() }
+        server.route("/loop", .redirect(to: "/loop"))
+        let downloader = Downloader(config: DownloaderConfig(maxRedirects: 3, transport: .automatic))
+        let url = server.url("/loop")
+        await #expect(throws: WebImageError.tooManyRedirects(url: url)) { try await downloader.load(ImageLoadRequest(url: url)) }
+        #expect(server.requestCount(for: "/loop") == 4)
+    }
+
+    /// Answers written byte for byte by a scripted server: what the own client reads as URLSession would.
+    @Test(arguments: [
+        ("an informational head first", "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 5\r\n\r\nhello", "hello"),
+        ("a repeated equal length", "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 5, 5\r\n\r\nhello", "hello"),
+        ("a body that ends with the connection", "HTTP/1.0 200 OK\r\nContent-Type: image/png\r\n\r\nhello", "hello"),
+        ("chunks with an extension and a trailer", "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nhel\r\n2\r\nlo\r\n0\r\nX-T: 1\r\n\r\n", "hello"),
+    ])
+    func readsWhatURLSessionReads(_ name: String, _ answer: String, _ expected: String) async throws {
+        let scripted = try ScriptedServer(answer: answer)
+        defer { server.stop() }
+        let downloader = Downloader(config: DownloaderConfig(transport: .automatic))
+        let loaded = try await downloader.load(ImageLoadRequest(url: URL(string: "http://127.0.0.1:\(scripted.port)/x.png")!))
+        #expect(loaded.data == Data(expected.utf8), "\(name)")
+    }
+
+    @Test(arguments: [
+        ("conflicting lengths", "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 5, 6\r\n\r\nhello!"),
+        ("not HTTP", "SSH-2.0-OpenSSH_9.2\r\n\r\n"),
+        ("a chunk size that is not hex", "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n"),
+    ])
+    func refusesBrokenFraming(_ name: String, _ answer: String) async throws {
+        let scripted = try ScriptedServer(answer: answer)
+        defer { server.stop() }
+        let downloader = Downloader(config: DownloaderConfig(transport: .automatic))
+        let url = URL(string: "http://127.0.0.1:\(scripted.port)/x.png")!
+        await #expect(throws: WebImageError.transport(URLError(.badServerResponse), url: url), "\(name)") {
+            try await downloader.load(ImageLoadRequest(url: url))
+        }
+    }
+}
+
+/// A server on 127.0.0.1 that answers every connection with the same bytes, reads nothing it is
+/// not sent, and closes.
+final class ScriptedServer: Sendable {
+    let port: Int
+    private let listener: Int32
+
+    init(answer: String) throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(listener, socketAddress, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, socketAddress, &length) == 0
+            }
+        }
+        guard bound else { throw TestHTTPServerError(call: "bind", code: errno) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let bytes = Array(answer.utf8)
+        Thread {
+            while true {
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else { return }
+                var request = [UInt8](repeating: 0, count: 8192)
+                _ = recv(client, &request, request.count, 0)
+                _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                shutdown(client, Int32(SHUT_WR))
+                usleep(50_000)
+                close(client)
+            }
+        }.start()
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}
