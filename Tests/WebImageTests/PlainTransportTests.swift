@@ -32,6 +32,20 @@ import Testing
         #expect(requests.allSatisfy { $0.headers["user-agent"] == DownloaderConfig.defaultUserAgent })
     }
 
+    /// Five downloads one after the other from one server take one connection (URLSession's curl
+    /// keeps connections alive too; the own client must not open one per download).
+    @Test func downloadsOneAfterAnotherShareAKeptAliveConnection() async throws {
+        let scripted = try ScriptedServer(answer: "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 5\r\n\r\nhello",
+                                          keepsAlive: true)
+        defer { server.stop() }
+        let downloader = Downloader(config: DownloaderConfig(transport: .automatic))
+        for index in 0..<5 {
+            let url = URL(string: "http://127.0.0.1:\(scripted.port)/a.png?\(index)")!
+            #expect(try await downloader.load(ImageLoadRequest(url: url)).data == Data("hello".utf8))
+        }
+        #expect(scripted.acceptedCount == 1)
+    }
+
     @Test func aRedirectToAnotherHostLeavesTheCredentialsBehind() async throws {
         let other = try TestHTTPServer()
         defer { server.stop(); other.stop() }
@@ -88,13 +102,21 @@ import Testing
     }
 }
 
-/// A server on 127.0.0.1 that answers every connection with the same bytes, reads nothing it is
-/// not sent, and closes.
+/// A server on 127.0.0.1 that answers every request with the same bytes: then closes the
+/// connection, or (`keepsAlive`) waits for the next request on it.
 final class ScriptedServer: Sendable {
     let port: Int
     private let listener: Int32
+    private final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+    }
 
-    init(answer: String) throws {
+    private let accepted = Counter()
+
+    /// Connections accepted so far.
+    var acceptedCount: Int { accepted.value.load(ordering: .relaxed) }
+
+    init(answer: String, keepsAlive: Bool = false) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
         var address = sockaddr_in()
@@ -109,16 +131,22 @@ final class ScriptedServer: Sendable {
         guard bound else { throw TestHTTPServerError(call: "bind", code: errno) }
         port = Int(UInt16(bigEndian: address.sin_port))
         let bytes = Array(answer.utf8)
-        Thread {
+        Thread { [accepted] in
             while true {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { return }
-                var request = [UInt8](repeating: 0, count: 8192)
-                _ = recv(client, &request, request.count, 0)
-                _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                shutdown(client, Int32(SHUT_WR))
-                usleep(50_000)
-                close(client)
+                accepted.value.add(1, ordering: .relaxed)
+                Thread {
+                    var request = [UInt8](repeating: 0, count: 8192)
+                    // One request per recv (the client sends each whole, and waits for the answer).
+                    while recv(client, &request, request.count, 0) > 0 {
+                        _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                        if !keepsAlive { break }
+                    }
+                    shutdown(client, Int32(SHUT_WR))
+                    usleep(50_000)
+                    close(client)
+                }.start()
             }
         }.start()
     }

@@ -211,6 +211,9 @@ final class TestHTTPServer: Sendable {
     /// The most connections that were open at the same time.
     var peakConnectionCount: Int { core.withState { $0.peakConnections } }
 
+    /// How many connections it has accepted in all.
+    var acceptedConnectionCount: Int { core.withState { $0.nextConnectionID } }
+
     /// Polls `condition` every 5 ms until it holds or `timeout` passes; returns whether it held. For
     /// waiting on the server's view of things (e.g. `closedByClientCount`) without fixed sleeps. The
     /// timeout is generous because a loaded machine (the whole suite on two cores) can starve a test for

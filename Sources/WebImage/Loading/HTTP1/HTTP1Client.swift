@@ -10,9 +10,11 @@ import Synchronization
 /// - **Deadlines**: connect, send and every read are bounded by the exchange's deadline and by the
 ///   time allowed between two reads (`poll`), so a server that stalls or trickles is cut.
 /// - **Cancellation**: ``HTTP1Cancellation`` shuts the socket down, which ends the worker's call.
-/// - **Connections**: kept alive and reused per host and port (at most ``maxIdlePerHost`` idle); a
-///   reused connection that the server had closed meanwhile (nothing of an answer arrived) is
-///   retried once on a new one; a connection whose answer was not read to its end is closed.
+/// - **Connections**: kept alive and reused per host and port (at most ``maxIdlePerHost`` idle per
+///   host and ``maxIdle`` in all, none idle longer than ``idleLifetime``: older ones are closed when
+///   the pool is next used); a reused connection that the server had closed meanwhile (nothing of an
+///   answer arrived) is retried once on a new one; a connection whose answer was not read to its end
+///   is closed.
 /// - **Answers**: see ``HTTP1Reader``; informational answers are skipped.
 package final class HTTP1Client: Sendable {
     /// One request: no `Content-Length` or `Connection` among `headers` (added here); `Host` is the
@@ -32,11 +34,32 @@ package final class HTTP1Client: Sendable {
     }
 
     package static let maxIdlePerHost = 8
+    package static let maxIdle = 256
+    package static let idleLifetime: Duration = .seconds(30)
+
+    /// Kept-alive sockets by `host:port`, oldest first, with when each went idle.
+    private struct IdlePool {
+        var byHost: [String: [(fd: Int32, since: ContinuousClock.Instant)]] = [:]
+        var count = 0
+
+        /// Takes out every socket idle past ``HTTP1Client/idleLifetime`` (to be closed).
+        mutating func expire(now: ContinuousClock.Instant) -> [Int32] {
+            var expired: [Int32] = []
+            for (key, sockets) in byHost {
+                let fresh = sockets.filter { now - $0.since < HTTP1Client.idleLifetime }
+                guard fresh.count < sockets.count else { continue }
+                expired += sockets.filter { now - $0.since >= HTTP1Client.idleLifetime }.map(\.fd)
+                byHost[key] = fresh.isEmpty ? nil : fresh
+            }
+            count -= expired.count
+            return expired
+        }
+    }
 
     /// One per process: its threads (`webimage.http-N`, at most 64) and kept-alive connections.
     package static let shared = HTTP1Client()
 
-    private let idle = Mutex<[String: [Int32]]>([:])
+    private let idle = Mutex(IdlePool())
     private let workers = BlockingWorkers(name: "webimage.http", maxThreads: 64)
 
     /// Runs `job` on one of the client's worker threads (where ``exchange(_:deadline:readTimeout:cancellation:onHead:onBody:)`` may block).
@@ -54,7 +77,7 @@ package final class HTTP1Client: Sendable {
         let key = "\(host):\(port)"
         let bytes = Self.serialize(request, host: host, port: port)
         for attempt in 0..<2 {
-            let reused = attempt == 0 ? idle.withLock { $0[key]?.popLast() } : nil
+            let reused = attempt == 0 ? takeIdle(key) : nil
             let fd: Int32
             if let reused {
                 fd = reused
@@ -106,12 +129,28 @@ package final class HTTP1Client: Sendable {
         }
     }
 
-    private func keep(_ fd: Int32, _ key: String) {
-        let kept = idle.withLock { pool -> Bool in
-            guard (pool[key]?.count ?? 0) < Self.maxIdlePerHost else { return false }
-            pool[key, default: []].append(fd)
-            return true
+    /// The most recently idle socket to `key`, after closing those idle too long.
+    private func takeIdle(_ key: String) -> Int32? {
+        let (taken, expired) = idle.withLock { pool -> (Int32?, [Int32]) in
+            let expired = pool.expire(now: .now)
+            guard let last = pool.byHost[key]?.popLast() else { return (nil, expired) }
+            pool.count -= 1
+            if pool.byHost[key]?.isEmpty == true { pool.byHost[key] = nil }
+            return (last.fd, expired)
         }
+        expired.forEach { close($0) }
+        return taken
+    }
+
+    private func keep(_ fd: Int32, _ key: String) {
+        let (kept, expired) = idle.withLock { pool -> (Bool, [Int32]) in
+            let expired = pool.expire(now: .now)
+            guard (pool.byHost[key]?.count ?? 0) < Self.maxIdlePerHost, pool.count < Self.maxIdle else { return (false, expired) }
+            pool.byHost[key, default: []].append((fd, .now))
+            pool.count += 1
+            return (true, expired)
+        }
+        expired.forEach { close($0) }
         if !kept { close(fd) }
     }
 
