@@ -417,7 +417,11 @@ final class DownloadOperation: Sendable {
         state.finishedAt = .now
         state.receivedAtVerdict = state.body.count
         state.body = Data()   // a successful response holds its own reference to the bytes
-        return Conclusion(task: state.task, leftover: leftover, succeeded: state.resumption.isEligible && (try? result.get()) != nil)
+        // The task goes with the conclusion: a task that holds its operation (`PlainDownloadTask`)
+        // would otherwise keep it, and the outcome's bytes, alive for good.
+        let task = state.task
+        state.task = nil
+        return Conclusion(task: task, leftover: leftover, succeeded: state.resumption.isEligible && (try? result.get()) != nil)
     }
 
     private func finish(with result: Result<ImageLoadResponse, WebImageError>) {

@@ -8,7 +8,9 @@ import Foundation
 /// `@unchecked Sendable`: `jobs`, `threads` and `idle` are only touched with `condition` locked.
 package final class BlockingWorkers: @unchecked Sendable {
     private let condition = NSCondition()
-    private var jobs: [@Sendable () -> Void] = []
+    /// Jobs not yet taken start at `head`; a taken job's slot is emptied at once, so that what its
+    /// closure holds (a download's bytes) goes when the job ends, not when the queue next drains.
+    private var jobs: [(@Sendable () -> Void)?] = []
     private var head = 0
     private var threads = 0
     private var idle = 0
@@ -57,13 +59,17 @@ package final class BlockingWorkers: @unchecked Sendable {
                 }
             }
             let job = jobs[head]
+            jobs[head] = nil
             head += 1
             if head == jobs.count {
                 jobs.removeAll(keepingCapacity: true)
                 head = 0
+            } else if head >= 64 && head * 2 >= jobs.count {   // a queue that never drains: drop the taken slots
+                jobs.removeFirst(head)
+                head = 0
             }
             condition.unlock()
-            job()
+            job?()
             condition.lock()
         }
     }
