@@ -6,8 +6,10 @@
 #include <malloc.h>
 
 int wi_malloc_set_arena_limit(int count) { return mallopt(M_ARENA_MAX, count); }
+int wi_malloc_trim(void) { return malloc_trim(0); }
 #else
 int wi_malloc_set_arena_limit(int count) { (void)count; return 0; }
+int wi_malloc_trim(void) { return 0; }
 #endif
 
 #if defined(__linux__)

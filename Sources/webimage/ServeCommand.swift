@@ -26,6 +26,8 @@ struct ServeCommand {
     var variantMemoryLimit = 64 << 20
     /// glibc arenas (`mallopt(M_ARENA_MAX)`); default ``MallocTuning/defaultArenas``.
     var mallocArenas = MallocTuning.defaultArenas
+    /// `--malloc-trim-interval MS`: how often freed allocator memory is given back (0: never).
+    var mallocTrimInterval = MallocTuning.defaultTrimInterval
     /// `--preset NAME=OPTIONS` and the lines of `--presets-file`, in order (a later one wins).
     var presets: [String: [String]] = [:]
     var allowsSecurityOptions = false
@@ -97,6 +99,11 @@ struct ServeCommand {
                     return .failure("--malloc-arenas needs a number from 1 to 64")
                 }
                 command.mallocArenas = count
+            case "--malloc-trim-interval":
+                guard let text = cursor.next(), let milliseconds = Int(text), (0...60_000).contains(milliseconds) else {
+                    return .failure("--malloc-trim-interval needs a number of milliseconds from 0 (never) to 60000")
+                }
+                command.mallocTrimInterval = .milliseconds(milliseconds)
             case "--preset":
                 guard let text = cursor.next() else { return .failure("--preset needs NAME=OPTION/OPTION/...") }
                 switch Self.addPreset(text, to: &command.presets) {
@@ -186,6 +193,7 @@ struct ServeCommand {
 
     func serve() async -> Int32 {
         MallocTuning.applyServerSettings(arenas: mallocArenas, environment: ProcessInfo.processInfo.environment)
+        MallocTuning.startTrimming(every: mallocTrimInterval)
         var cacheConfig = ImageCacheConfig()
         cacheConfig.maxMemoryCost = max(memoryLimit, 1)
         cacheConfig.shouldCacheImagesInMemory = memoryLimit > 0

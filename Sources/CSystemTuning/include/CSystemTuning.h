@@ -7,6 +7,11 @@
 /// eight per core). Affects arenas created after the call. 0 where the C library is not glibc.
 int wi_malloc_set_arena_limit(int count);
 
+/// malloc_trim(0): gives the free memory of every arena back to the kernel (the top of each heap
+/// released, and whole free pages inside them advised away with MADV_DONTNEED). Walks every arena
+/// under its lock. 1 when memory was released; 0 when none was, or where the C library is not glibc.
+int wi_malloc_trim(void);
+
 /// Names the calling thread (Linux: pthread_setname_np, the first 15 bytes; shown by ps, top and
 /// /proc/PID/task/TID/comm). 0 where refused or unavailable.
 int wi_thread_set_name(const char *name);

@@ -1,3 +1,4 @@
+import CSystemTuning
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -57,6 +58,16 @@ import Testing
     @Test func itsMemoryDefaultsAreAServers() throws {
         guard case .success(let command) = ServeCommand.parse(["--unsigned"]) else { Issue.record("parse failed"); return }
         #expect(command.memoryLimit == 0 && command.variantMemoryLimit == 64 << 20 && command.mallocArenas == 2)
+        #expect(command.mallocTrimInterval == .milliseconds(250))
+        guard case .success(let never) = ServeCommand.parse(["--unsigned", "--malloc-trim-interval", "0"]) else {
+            Issue.record("parse failed")
+            return
+        }
+        #expect(never.mallocTrimInterval == .zero && !MallocTuning.startTrimming(every: never.mallocTrimInterval))
+        guard case .failure = ServeCommand.parse(["--unsigned", "--malloc-trim-interval", "-5"]) else {
+            Issue.record("a negative interval was taken")
+            return
+        }
         #expect(command.diskLimit == 1 << 30 && !command.keepsSources)
     }
 
@@ -64,6 +75,28 @@ import Testing
     @Test func mallocTuningLeavesTheEnvironmentsSettingAlone() {
         #expect(MallocTuning.applyServerSettings(arenas: 8, environment: [:]))
         #expect(!MallocTuning.applyServerSettings(arenas: 8, environment: ["MALLOC_ARENA_MAX": "4"]))
+    }
+
+    /// What the trimming thread calls gives freed arena memory back: 64 MiB of 64 KiB blocks (below
+    /// the mmap threshold, so they live in an arena), all freed but the last (which pins the top of
+    /// the heap, so only a trim can give back the rest), then trimmed: the resident size drops.
+    @Test func aTrimGivesFreedArenaMemoryBack() throws {
+        func residentMiB() throws -> Int {
+            let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+            let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+            return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+        }
+        let blocks = (0..<1024).map { _ -> UnsafeMutableRawPointer in
+            let block = malloc(64 << 10)!
+            memset(block, 1, 64 << 10)
+            return block
+        }
+        let filled = try residentMiB()
+        for block in blocks.dropLast() { free(block) }
+        _ = wi_malloc_trim()
+        let trimmed = try residentMiB()
+        free(blocks.last!)
+        #expect(trimmed <= filled - 32, "resident \(filled) MiB filled, \(trimmed) MiB after the trim")
     }
 
     @Test func withoutAKeyItRefusesToStartUnlessUnsignedIsSaid() async throws {
