@@ -32,8 +32,10 @@ import Testing
         #expect(requests.allSatisfy { $0.headers["user-agent"] == DownloaderConfig.defaultUserAgent })
     }
 
-    /// Five downloads one after the other from one server take one connection (URLSession's curl
-    /// keeps connections alive too; the own client must not open one per download).
+    /// Five downloads one after the other from one server share kept-alive connections (URLSession's
+    /// curl keeps connections alive too; the own client must not open one per download). One
+    /// connection, unless the machine is so slow (ThreadSanitizer) that a gap between two downloads
+    /// passes the 30 s an idle connection is kept.
     @Test func downloadsOneAfterAnotherShareAKeptAliveConnection() async throws {
         let scripted = try ScriptedServer(answer: "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 5\r\n\r\nhello",
                                           keepsAlive: true)
@@ -43,7 +45,8 @@ import Testing
             let url = URL(string: "http://127.0.0.1:\(scripted.port)/a.png?\(index)")!
             #expect(try await downloader.load(ImageLoadRequest(url: url)).data == Data("hello".utf8))
         }
-        #expect(scripted.acceptedCount == 1)
+        #expect(scripted.acceptedCount < 5, "a connection per download: none was reused")
+        #expect(scripted.acceptedCount == 1 || testTimeScale > 1, "\(scripted.acceptedCount) connections")
     }
 
     /// The task holds its operation while it runs; once the download has its verdict neither may keep
