@@ -47,6 +47,17 @@ import Testing
         #expect(listed == reference, "iteration gives back every name as it was stored")
     }
 
+    /// Names that are numbers in hex (the first 16 digits all zero) spread like MD5s: probe runs
+    /// stay short. Before the halves were mixed, they all started at one slot, and a sweep of 100k
+    /// such files took 8.8 s instead of 0.2 (`bench`).
+    @Test func numberedNamesDoNotPileUp() {
+        var index = DiskCacheIndex()
+        for number in 0..<20_000 { index[String(format: "%032x", number)] = Self.entry(number) }
+        #expect(index.count == 20_000)
+        #expect(index.longestProbe < 64, "a probe run of \(index.longestProbe) slots")
+        #expect(index[String(format: "%032x", 12_345)] == Self.entry(12_345))
+    }
+
     @Test func aNameAndItsBareDigestAreTwoEntries() {
         var index = DiskCacheIndex()
         index[Self.name(1)] = Self.entry(1)

@@ -69,6 +69,15 @@ struct DiskCacheIndex: Sequence {
         return overflow.isEmpty ? nil : overflow.removeValue(forKey: name)
     }
 
+    /// The longest distance from an entry's home slot to its slot: how long a lookup can probe.
+    var longestProbe: Int {
+        var longest = 0
+        for (index, slot) in slots.enumerated() where slot.tag != 0 {
+            longest = Swift.max(longest, (index - home(slot.high, slot.low) + slots.count) & (slots.count - 1))
+        }
+        return longest
+    }
+
     /// Forgets every entry and gives the table's memory back.
     mutating func removeAll() {
         slots = []
@@ -90,18 +99,24 @@ struct DiskCacheIndex: Sequence {
             return
         }
         if (compactCount + 1) * 4 > slots.count * 3 { grow() }
-        var index = home(compact.high)
+        var index = home(compact.high, compact.low)
         while slots[index].tag != 0 { index = (index + 1) & (slots.count - 1) }
         slots[index] = Slot(high: compact.high, low: compact.low, accessTime: entry.accessTime, modificationTime: entry.modificationTime,
                             allocatedBytes: UInt32(entry.allocatedBytes), tag: compact.tag)
         compactCount += 1
     }
 
-    private func home(_ high: UInt64) -> Int { Int(truncatingIfNeeded: high) & (slots.count - 1) }
+    /// The slot a digest starts probing from: both halves mixed (Fibonacci hashing, the product's top
+    /// bits), so that names whose digits are not random — a run of numbers in hex, whose first half
+    /// is all zeros — spread over the table as MD5s do, instead of piling into one probe run.
+    private func home(_ high: UInt64, _ low: UInt64) -> Int {
+        let mixed = (high ^ (low &* 0xD6E8_FEB8_6659_FD93)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> UInt64(64 - slots.count.trailingZeroBitCount))
+    }
 
     private func position(of compact: CompactName) -> Int? {
         guard !slots.isEmpty else { return nil }
-        var index = home(compact.high)
+        var index = home(compact.high, compact.low)
         while slots[index].tag != 0 {
             let slot = slots[index]
             if slot.high == compact.high && slot.low == compact.low && slot.tag == compact.tag { return index }
@@ -117,7 +132,7 @@ struct DiskCacheIndex: Sequence {
         var hole = hole
         var next = (hole + 1) & mask
         while slots[next].tag != 0 {
-            let wanted = home(slots[next].high)
+            let wanted = home(slots[next].high, slots[next].low)
             // The slot at `next` may fill the hole unless its home lies cyclically in (hole, next].
             let homeIsBetween = hole <= next ? (wanted > hole && wanted <= next) : (wanted > hole || wanted <= next)
             if !homeIsBetween {
@@ -134,7 +149,7 @@ struct DiskCacheIndex: Sequence {
         let old = slots
         slots = ContiguousArray(repeating: Slot(), count: Swift.max(64, old.count * 2))
         for slot in old where slot.tag != 0 {
-            var index = home(slot.high)
+            var index = home(slot.high, slot.low)
             while slots[index].tag != 0 { index = (index + 1) & (slots.count - 1) }
             slots[index] = slot
         }
