@@ -58,6 +58,19 @@ import Testing
         #expect(index[String(format: "%032x", 12_345)] == Self.entry(12_345))
     }
 
+    /// Least recently accessed first, overflow names among them, cut once the sizes reach the bytes
+    /// asked for, and only the entries that pass the filter.
+    @Test func leastRecentlyUsedComesInAccessOrder() {
+        var index = DiskCacheIndex()
+        for number in [5, 1, 4, 2, 3] { index[Self.name(number)] = Self.entry(number) }   // access time number + 0.25
+        index["other-name"] = Entry(allocatedBytes: 512, accessTime: 2.5, modificationTime: 0)
+        #expect(index.leastRecentlyUsed().map(\.name) == [Self.name(1), Self.name(2), "other-name", Self.name(3), Self.name(4), Self.name(5)])
+        // Sizes are number × 512: 1 + 2 + other (1) = 2048 bytes reach 1800.
+        #expect(index.leastRecentlyUsed(upTo: 1800).map(\.name) == [Self.name(1), Self.name(2), "other-name"])
+        #expect(index.leastRecentlyUsed(where: { $0.accessTime > 3 }).map(\.entry) == [Self.entry(3), Self.entry(4), Self.entry(5)])
+        #expect(index.leastRecentlyUsed(upTo: 0).isEmpty)
+    }
+
     @Test func aNameAndItsBareDigestAreTwoEntries() {
         var index = DiskCacheIndex()
         index[Self.name(1)] = Self.entry(1)

@@ -260,7 +260,7 @@ public actor DiskCache {
         var report = DiskCacheSweepReport(expiredCount: 0, evictedCount: 0, removedBytes: 0, remainingCount: 0, remainingBytes: 0)
         if config.maxDiskAge >= 0 {
             let cutoff = Self.now() - config.maxDiskAge
-            for (name, entry) in index where date(of: entry) < cutoff {
+            for (name, entry) in index.leastRecentlyUsed(where: { date(of: $0) < cutoff }) {
                 DiskFile.remove(directoryPath + "/" + name)
                 forget(name)
                 report.expiredCount += 1
@@ -394,8 +394,7 @@ public actor DiskCache {
     private func evictLeastRecentlyUsed(downTo target: Int) -> (count: Int, bytes: Int) {
         applyRecentAccesses()
         var removed = (count: 0, bytes: 0)
-        for (name, entry) in index.sorted(by: { $0.entry.accessTime < $1.entry.accessTime }) {
-            if indexedBytes <= target { break }
+        for (name, entry) in index.leastRecentlyUsed(upTo: indexedBytes - target) {
             DiskFile.remove(directoryPath + "/" + name)
             forget(name)
             removed.count += 1
