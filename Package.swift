@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "CWebP", dependencies: ["CLibWebP"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("webp")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
-        // glibc's allocator settings and per-thread nice values, for the server (see MallocTuning.swift, ColdWorkExecutor.swift).
+        // glibc's allocator settings (arenas, trimming) and per-thread nice values and names, for the server (see MallocTuning.swift, ThreadPoolExecutor.swift).
         .target(name: "CSystemTuning"),
         .target(name: "CPixels"),
         .systemLibrary(name: "CLibMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
