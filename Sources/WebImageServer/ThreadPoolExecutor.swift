@@ -51,25 +51,24 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
 
     private let loweredThreads = Mutex(0)
 
-    /// Whether every one of its threads runs at ``loweredNiceness`` (`false` where the platform refused).
+    /// Whether every one of its threads runs at ``loweredNiceness`` (`false` where the platform
+    /// refused, or while a thread has not started yet).
     var isLowered: Bool { loweredThreads.withLock { $0 } == threadCount }
 
-    /// Starts `threads` threads named `name-N` (at ``loweredNiceness`` when `lowered`) and returns once
-    /// each has set itself up.
+    /// Starts `threads` threads named `name-N` (each lowers itself to ``loweredNiceness`` when
+    /// `lowered`, before its first job). Returns without waiting for them: `init` may run on a
+    /// thread of the cooperative pool (an `ImageServer` made in a task), which must never block.
     private init(name: String, threads: Int, lowered: Bool) {
         threadCount = max(1, threads)
-        let started = DispatchSemaphore(value: 0)
         for index in 0..<threadCount {
             let thread = Thread { [unowned self] in
                 // Linux names a thread from the thread itself (`pthread_setname_np`, 15 bytes).
                 _ = "\(name)-\(index)".withCString { wi_thread_set_name($0) }
                 if lowered, wi_thread_set_nice(Self.loweredNiceness) == 1 { loweredThreads.withLock { $0 += 1 } }
-                started.signal()
                 work()
             }
             thread.start()
         }
-        for _ in 0..<threadCount { started.wait() }
     }
 
     func enqueue(_ job: consuming ExecutorJob) {

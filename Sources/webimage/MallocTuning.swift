@@ -37,7 +37,7 @@ enum MallocTuning {
         let thread = Thread {
             _ = "webimage.trim".withCString { wi_thread_set_name($0) }
             while true {
-                usleep(microseconds)
+                usleep(microseconds)   // a thread of its own (started here), never the cooperative pool's
                 _ = wi_malloc_trim()
             }
         }

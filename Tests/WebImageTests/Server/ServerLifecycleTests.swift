@@ -119,20 +119,35 @@ import Testing
 
     /// The server's two pools: named threads, the cold one at nice 10 and the requests' at the
     /// process's own priority (not inherited from a cold thread).
-    @Test func theServersPoolsAreNamedAndOnlyColdWorkIsNiced() throws {
+    @Test func theServersPoolsAreNamedAndOnlyColdWorkIsNiced() async throws {
         let requests = ThreadPoolExecutor.requests, cold = ThreadPoolExecutor.coldWork
-        #expect(cold.isLowered && !requests.isLowered)
+        // The pools start their threads without waiting for them: give them a moment to set themselves up.
+        let expected = cold.threadCount + requests.threadCount
         var niceness: [String: Int] = [:]
-        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") {
-            let name = try String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard name.hasPrefix("webimage.req-") || name.hasPrefix("webimage.cold-") else { continue }
-            let stat = try String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8)
-            // Fields after the parenthesised name: state is the 3rd field, nice the 19th.
-            let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
-            niceness[name] = Int(fields[16])
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            niceness = try Self.nicenessOfServerThreads()
+            if niceness.count == expected && cold.isLowered { break }
+            try await Task.sleep(for: .milliseconds(10))
         }
+        #expect(cold.isLowered && !requests.isLowered)
         for index in 0..<cold.threadCount { #expect(niceness["webimage.cold-\(index)"] == 10) }
         for index in 0..<requests.threadCount { #expect(niceness["webimage.req-\(index)"] == 0) }
+    }
+
+    /// The nice value of each of this process's threads named `webimage.req-N` or `webimage.cold-N`.
+    private static func nicenessOfServerThreads() throws -> [String: Int] {
+        var niceness: [String: Int] = [:]
+        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") {
+            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                  let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8) else { continue }   // a thread that ended
+            let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard name.hasPrefix("webimage.req-") || name.hasPrefix("webimage.cold-"), let end = stat.lastIndex(of: ")") else { continue }
+            // Fields after the parenthesised name: state is the 3rd field, nice the 19th.
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            niceness[name] = Int(fields[16])
+        }
+        return niceness
     }
 
     /// A client thread that waits 300 ms (for the blockers to take their threads), then GETs each
