@@ -61,11 +61,11 @@ let package = Package(
         .target(name: "CWebP", dependencies: ["CLibWebP"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("webp")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
-        // glibc's allocator settings (arenas, trimming) and per-thread nice values and names, for the server (see MallocTuning.swift, ThreadPoolExecutor.swift).
+        // glibc's allocator settings (arenas, trimming) and per-thread nice values, real-time class and names, for the server (see MallocTuning.swift, ThreadPoolExecutor.swift, chttp.c).
         .target(name: "CSystemTuning"),
         .target(name: "CPixels"),
         .systemLibrary(name: "CLibMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "CHTTPServer", dependencies: ["CLibMicroHTTPD"]),
+        .target(name: "CHTTPServer", dependencies: ["CLibMicroHTTPD", "CSystemTuning"]),
         // hiredis 0.14: its pkg-config file adds -D_FILE_OFFSET_BITS=64, a flag SwiftPM refuses: linked by name.
         .systemLibrary(name: "CLibHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(

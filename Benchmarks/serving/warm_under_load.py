@@ -2,6 +2,7 @@
 """Warm hits while `webimage serve` is saturated with cold work, against the same server idle.
 
     $PY Benchmarks/serving/warm_under_load.py [--seconds 8] [--cell jpeg] [--webimage PATH]
+        [--serve-flag=--realtime-http]... [--client-class realtime|normal]
 
 One server (release build, serve_bench.py's settings). Its warm paths (20 sources fitted into
 512x512, imgproxy's benchmark shape) are requested once so that they are cached. Then a client
@@ -10,6 +11,13 @@ while two more connections (wrk -t2 -c2) keep it busy with cold requests (every 
 prints one Markdown table: the warm client's p50/p99 and 429s idle and under load, their ratio (the
 goal: p99 under load at most 3x idle, and no 429), and the cold load's results/s. Needs nginx on
 127.0.0.1:8089 with the serving sources (Benchmarks/nginx/serve.sh start; prepare.py) and wrk.
+
+The warm client stands for a client on another machine, but here it shares the two cores with the
+server's cold work, in a session (and so a scheduling autogroup) of its own: woken by an answer, it
+may wait for the next scheduler tick (4 ms) before it reads it, and that wait is the client's, not
+the server's. So by default (--client-class realtime, where `chrt -f 1` is permitted) the warm
+client runs in SCHED_FIFO 1, idle and under load alike; --client-class normal measures it as an
+ordinary process. The table says which.
 """
 import argparse
 import os
@@ -30,13 +38,21 @@ def milliseconds(text):
     return {"us": value / 1000, "ms": value, "s": value * 1000, "m": value * 60_000}[unit]
 
 
-def wrk(port, paths, cell, n_base, seconds, connections, run_dir, name):
+def realtime_permitted():
+    """Whether `chrt -f 1` may start a process here (CAP_SYS_NICE or RLIMIT_RTPRIO >= 1)."""
+    try:
+        return subprocess.run(["chrt", "-f", "1", "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def wrk(port, paths, cell, n_base, seconds, connections, run_dir, name, realtime=False):
     paths_file = os.path.join(run_dir, f"{name}.txt")
     with open(paths_file, "w") as f:
         f.write("\n".join(paths) + "\n")
     env = dict(os.environ, WRK_PATHS_FILE=paths_file, WRK_EXPECT_TYPE=serve_bench.CELLS[cell][2],
                WRK_THREADS=str(min(connections, 2)), WRK_N_BASE=str(n_base))
-    command = ["wrk", f"-t{min(connections, 2)}", f"-c{connections}", f"-d{seconds}s", "--timeout", "30s", "--latency",
+    command = (["chrt", "-f", "1"] if realtime else []) + ["wrk", f"-t{min(connections, 2)}", f"-c{connections}", f"-d{seconds}s", "--timeout", "30s", "--latency",
                "-s", os.path.join(HERE, "wrk_paths.lua"), f"http://127.0.0.1:{port}"]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds + 90)
     text = done.stdout
@@ -57,8 +73,17 @@ def main():
     parser.add_argument("--seconds", type=int, default=8)
     parser.add_argument("--cell", default="jpeg", choices=sorted(serve_bench.CELLS))
     parser.add_argument("--webimage", default=os.path.join(serve_bench.REPO, ".build", "release", "webimage"))
+    parser.add_argument("--serve-flag", action="append", default=[],
+                        help="a flag for `webimage serve` (repeatable), such as --serve-flag=--realtime-http")
+    parser.add_argument("--client-class", choices=["realtime", "normal"],
+                        help="the warm client's scheduling class (default: realtime where permitted)")
     options = parser.parse_args()
-    args = argparse.Namespace(webimage=options.webimage, startup_timeout=30, thumbor_threadpool=2)
+    client_class = options.client_class or ("realtime" if realtime_permitted() else "normal")
+    if client_class == "realtime" and not realtime_permitted():
+        parser.error("--client-class realtime: `chrt -f 1` is not permitted here")
+    realtime = client_class == "realtime"
+    args = argparse.Namespace(webimage=options.webimage, startup_timeout=30, thumbor_threadpool=2,
+                              serve_flags=options.serve_flag)
     work_dir = tempfile.mkdtemp(prefix="warm-under-load-")
     proc, port, _ = serve_bench.start_server("webimage", os.path.join(work_dir, "server"), args)
     try:
@@ -66,21 +91,21 @@ def main():
         cold = [serve_bench.path_for("webimage", options.cell, i, cold=True) for i in range(20)]
         for path in warm:
             serve_bench.check(port, path, serve_bench.CELLS[options.cell][2])
-        idle = wrk(port, warm, options.cell, 0, options.seconds, 1, work_dir, "idle")
+        idle = wrk(port, warm, options.cell, 0, options.seconds, 1, work_dir, "idle", realtime)
         load = {}
         background = threading.Thread(target=lambda: load.update(
             wrk(port, cold, options.cell, 1_000_000, options.seconds + 2, 2, work_dir, "cold")))
         background.start()
-        busy = wrk(port, warm, options.cell, 0, options.seconds, 1, work_dir, "busy")
+        busy = wrk(port, warm, options.cell, 0, options.seconds, 1, work_dir, "busy", realtime)
         background.join()
     finally:
         serve_bench.stop_all()
     ratio = busy["p99"] / idle["p99"] if idle["p99"] else float("inf")
     met = "yes" if ratio <= 3 and busy["refused"] == 0 else "no"
-    print(f"| binary | warm p50 idle | warm p99 idle | warm p50 under cold load | warm p99 under cold load | p99 ratio | 429s | "
+    print(f"| binary | server flags | warm client | warm p50 idle | warm p99 idle | warm p50 under cold load | warm p99 under cold load | p99 ratio | 429s | "
           f"cold results/s meanwhile | goal (≤ 3×, no 429) met |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
-    print(f"| {options.webimage} | {idle['p50']:.2f} ms | {idle['p99']:.2f} ms | {busy['p50']:.2f} ms | {busy['p99']:.2f} ms | "
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    print(f"| {options.webimage} | {' '.join(options.serve_flag) or '(defaults)'} | {client_class} | {idle['p50']:.2f} ms | {idle['p99']:.2f} ms | {busy['p50']:.2f} ms | {busy['p99']:.2f} ms | "
           f"{ratio:.1f}× | {busy['refused']} | {load.get('ok', 0) / load.get('seconds', 1):.1f} | {met} |")
 
 

@@ -1,4 +1,5 @@
 #include "CHTTPServer.h"
+#include "CSystemTuning.h"
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <microhttpd.h>
@@ -13,6 +14,8 @@
 struct chttp_server {
     struct MHD_Daemon *daemon;
     _Atomic long open_requests;   /* request states allocated and not yet completed */
+    _Atomic long realtime_threads;   /* MHD threads that put themselves in SCHED_RR */
+    int realtime_priority;
     chttp_handler handler;
     chttp_idle_handler idle;
     void *context;
@@ -44,11 +47,23 @@ static enum MHD_Result chttp_queue_answer(struct MHD_Connection *connection, cht
     return queued;
 }
 
+/* The server whose scheduling this MHD thread has applied. MHD has no thread-start hook, so a thread
+ * applies it itself on its first call; MHD's threads each belong to one daemon. */
+static _Thread_local const chttp_server *chttp_tuned_for;
+
+static void chttp_tune_thread(chttp_server *server) {
+    if (chttp_tuned_for == server) return;
+    chttp_tuned_for = server;
+    if (server->realtime_priority > 0 && wi_thread_set_realtime(server->realtime_priority))
+        atomic_fetch_add(&server->realtime_threads, 1);
+}
+
 static enum MHD_Result chttp_access(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                                     const char *version, const char *upload_data, size_t *upload_data_size, void **req_cls) {
     (void)version; (void)upload_data;
     chttp_server *server = cls;
     chttp_request *request = *req_cls;
+    chttp_tune_thread(server);
     if (request == NULL) {   /* the first call: headers are in */
         request = calloc(1, sizeof *request);
         if (request == NULL) return MHD_NO;
@@ -114,6 +129,7 @@ chttp_server *chttp_start(const chttp_config *config, chttp_handler handler, cht
     }
     server->handler = handler;
     server->idle = idle;
+    server->realtime_priority = config->realtime_priority;
     server->context = context;
     server->daemon = MHD_start_daemon(
         flags, config->port, NULL, NULL, chttp_access, server,
@@ -138,6 +154,10 @@ chttp_server *chttp_start(const chttp_config *config, chttp_handler handler, cht
 
 uint16_t chttp_port(const chttp_server *server) {
     return server->port;
+}
+
+long chttp_realtime_threads(chttp_server *server) {
+    return atomic_load(&server->realtime_threads);
 }
 
 long chttp_open_requests(chttp_server *server) {

@@ -14,6 +14,8 @@ int wi_malloc_trim(void) { return 0; }
 
 #if defined(__linux__)
 #include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -29,7 +31,26 @@ int wi_thread_set_nice(int nice) {
     pid_t thread = (pid_t)syscall(SYS_gettid);   /* Linux: a nice value belongs to one thread */
     return setpriority(PRIO_PROCESS, (id_t)thread, nice) == 0 ? 1 : 0;
 }
+
+int wi_thread_set_realtime(int priority) {
+    struct sched_param parameter = { .sched_priority = priority };
+    return pthread_setschedparam(pthread_self(), SCHED_RR, &parameter) == 0 ? 1 : 0;
+}
+
+static void *wi_realtime_probe(void *priority) {
+    return (void *)(intptr_t)wi_thread_set_realtime((int)(intptr_t)priority);
+}
+
+int wi_realtime_permitted(int priority) {
+    pthread_t probe;
+    if (pthread_create(&probe, NULL, wi_realtime_probe, (void *)(intptr_t)priority) != 0) return 0;
+    void *applied = NULL;
+    pthread_join(probe, &applied);   /* the probe makes one system call and ends */
+    return (int)(intptr_t)applied;
+}
 #else
 int wi_thread_set_name(const char *name) { (void)name; return 0; }
 int wi_thread_set_nice(int nice) { (void)nice; return 0; }
+int wi_thread_set_realtime(int priority) { (void)priority; return 0; }
+int wi_realtime_permitted(int priority) { (void)priority; return 0; }
 #endif

@@ -100,6 +100,9 @@ final class HTTPServer: Sendable {
         var idleTimeoutSeconds: UInt32 = 15
         /// Per connection: request line and headers (libmicrohttpd answers 414/431 past it).
         var memoryLimit = 64 * 1024
+        /// Above 0: MHD's threads run in SCHED_RR at this priority (each applies it before its first
+        /// request); 0: they keep the policy of the thread that started the server.
+        var realtimePriority: Int32 = 0
     }
 
     /// Starts listening. `immediate` runs on MHD's threads and must not block: it returns an answer
@@ -111,7 +114,8 @@ final class HTTPServer: Sendable {
         var error = [CChar](repeating: 0, count: 256)
         let started = config.bindAddress.withCString { bind in
             var settings = chttp_config(bind_address: bind, port: config.port, threads: config.threads, connection_limit: config.connectionLimit,
-                                        timeout_seconds: config.idleTimeoutSeconds, memory_limit: config.memoryLimit)
+                                        timeout_seconds: config.idleTimeoutSeconds, memory_limit: config.memoryLimit,
+                                        realtime_priority: config.realtimePriority)
             return chttp_start(&settings, HTTPServer.dispatch, HTTPServer.idle, Unmanaged.passUnretained(core).toOpaque(),
                                &error, error.count)
         }
@@ -120,6 +124,9 @@ final class HTTPServer: Sendable {
         self.handle = Handle(server: started)
         self.port = chttp_port(started)
     }
+
+    /// MHD threads that run in SCHED_RR (``Config/realtimePriority``): those that have served a request.
+    var realtimeThreadCount: Int { chttp_realtime_threads(handle.server) }
 
     /// Called by libmicrohttpd on its thread, the connection not suspended: copies the request, answers
     /// it at once when `immediate` can, else suspends the connection and starts the request's task.

@@ -1,3 +1,4 @@
+import CSystemTuning
 import Foundation
 import Synchronization
 import WebImage
@@ -34,10 +35,15 @@ public final class ImageServer: Sendable {
     /// Checks the configuration and prepares the server; it listens once ``run(onListening:)`` runs.
     /// Nothing is changed on `manager`: the server's metrics are added as an observer while it runs
     /// (``WebImage/WebImageManager/addObserver(_:)``), beside the manager's own.
-    /// - Throws: ``ServerError/invalidConfiguration(_:)`` for a key or salt that is not hex, or a
-    ///   preset that is not valid.
+    /// - Throws: ``ServerError/invalidConfiguration(_:)`` for a key or salt that is not hex, a
+    ///   preset that is not valid, or ``ImageServerConfig/runsNetworkThreadsInRealTime`` in a
+    ///   process that may not use the real-time class.
     public init(manager: WebImageManager, config: ImageServerConfig) throws(ServerError) {
         try Self.checkPresets(config)
+        if config.runsNetworkThreadsInRealTime, wi_realtime_permitted(Self.realtimePriority) != 1 {
+            throw .invalidConfiguration("real-time network threads: this process may not use SCHED_RR "
+                                        + "(it needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least \(Self.realtimePriority))")
+        }
         let signer: ProcessingURLSigner?
         switch config.signing {
         case .signed(let key, let salt):
@@ -55,6 +61,14 @@ public final class ImageServer: Sendable {
                                       slots: ProcessingSlots(limit: config.maxInFlight, queueLimit: config.queueLimit, metrics: metrics),
                                       state: state, coldWork: Self.startExecutors())
     }
+
+    /// The SCHED_RR priority of the network threads with ``ImageServerConfig/runsNetworkThreadsInRealTime``:
+    /// the lowest, above every normal thread and below any real-time thread the system has.
+    static let realtimePriority: Int32 = 1
+
+    /// libmicrohttpd threads of the running server that have put themselves in the real-time class
+    /// (a thread does so at its first request); 0 when it does not run.
+    var realtimeNetworkThreadCount: Int { http.withLock { $0?.realtimeThreadCount ?? 0 } }
 
     /// Starts the process's two server executors if this is the first server, the requests' first:
     /// their threads are then made by this (normal-priority) thread, never by a cold one (a
@@ -83,7 +97,8 @@ public final class ImageServer: Sendable {
         guard !hasRun.exchange(true, ordering: .relaxed) else { throw .alreadyRunning }
         let handler = self.handler
         let http = try HTTPServer(config: HTTPServer.Config(bindAddress: config.bindAddress, port: config.port,
-                                                            idleTimeoutSeconds: UInt32(config.idleTimeoutSeconds)),
+                                                            idleTimeoutSeconds: UInt32(config.idleTimeoutSeconds),
+                                                            realtimePriority: config.runsNetworkThreadsInRealTime ? Self.realtimePriority : 0),
                                   immediate: { handler.immediateResponse(to: $0) }) { request in
             await handler.handle(request)
         }

@@ -68,6 +68,18 @@ public struct ImageServerConfig: Sendable {
     /// `false`, as imgproxy: a cold request then writes only its result, not a source of a megabyte
     /// or more that a CDN-fronted server rarely asks for again.
     public var keepsSources: Bool
+    /// Whether libmicrohttpd's threads — which answer memory hits, `/health` and refusals, and hand
+    /// everything else on — run in Linux's real-time class (SCHED_RR, priority 1); default `false`.
+    ///
+    /// On a machine whose cores are all busy with cold work, a woken thread of the normal class may
+    /// wait for the next scheduler tick (4 ms at 250 Hz) before it runs, however low the cold
+    /// threads' priority; a real-time thread runs at once. Measured with
+    /// `Benchmarks/serving/warm_under_load.py` (2 cores): see the README's scheduling table. Needs
+    /// CAP_SYS_NICE or an RLIMIT_RTPRIO of at least 1 (systemd: `LimitRTPRIO=1`);
+    /// ``ImageServer/init(manager:config:)`` throws when the process may not. The work these threads
+    /// do per request is bounded (parsing, a memory lookup, a copy), and the kernel keeps 5 % of each
+    /// second for the normal class whatever real-time threads do.
+    public var runsNetworkThreadsInRealTime: Bool
 
     /// Creates a configuration; every parameter defaults to the property's documented default.
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 8080, signing: Signing,
@@ -76,8 +88,9 @@ public struct ImageServerConfig: Sendable {
                 idleTimeoutSeconds: Int = 15,
                 drainTimeout: Duration = .seconds(10), coders: CoderRegistry = .shared, presets: [String: [String]] = [:],
                 allowsSecurityOptions: Bool = false, negotiatesFormats: Bool = false, watermark: WatermarkImage? = nil, localRoot: URL? = nil,
-                keepsSources: Bool = false) {
+                keepsSources: Bool = false, runsNetworkThreadsInRealTime: Bool = false) {
         self.keepsSources = keepsSources
+        self.runsNetworkThreadsInRealTime = runsNetworkThreadsInRealTime
         self.watermark = watermark
         self.localRoot = localRoot
         self.coders = coders

@@ -1,30 +1,29 @@
 import CSystemTuning
 import Foundation
 
-/// glibc's allocator setting for a long-running server (`webimage serve`), applied once at start.
+/// glibc's allocator settings for a long-running server (`webimage serve`), applied once at start.
 ///
 /// glibc gives each thread that allocates an arena of its own, up to eight per core, and memory
-/// freed in an arena stays in it. A server's requests run on whichever thread is free (MHD's,
-/// dispatch's, the cooperative pool's, URLSession's), so every arena ends up holding its own
-/// high-water mark of source-sized buffers. Two arenas bound that; measured with
-/// `Benchmarks/serving/serve_bench.py` (see the README's memory table). The mmap threshold is left
-/// to glibc: fixing it at 256 KiB made every codec buffer a fresh mapping and cost a fifth of the
-/// PNG and AVIF cells' throughput in the C codec loop.
+/// freed in an arena stays in it: each arena keeps its own high-water mark of source-sized buffers.
+/// `webimage serve` bounds that by giving freed memory back every ``defaultTrimInterval``
+/// (`malloc_trim`, on a thread of its own, `webimage.trim`). glibc raises its mmap threshold each
+/// time a mapped block is freed (up to 32 MiB), after which the codecs' large buffers come from the
+/// arenas; freed there, among smaller live blocks, they stayed: cold AVIF requests (libaom's encoder
+/// allocates tens of MiB an image) grew the server by about 1.3 MiB a request, to 614 MiB in ten
+/// seconds from local sources, and past the libvips server's peak over HTTP. Trimming every 250 ms
+/// held it at 97–111 MiB with no loss of throughput in any cell; fixing the threshold at 256 KiB
+/// held it too but cost PNG 10 %.
+///
+/// The number of arenas is left to glibc. Two arenas (the default before the trimming) made
+/// libmicrohttpd's threads share an arena lock with the cold threads: a cold thread preempted inside
+/// `malloc` held it, and a memory hit waited on the lock (seen with `perf`: `futex_wait` in
+/// `__libc_calloc` and `_int_free` on MHD's thread). With the trim, glibc's eight per core cost no
+/// memory: peak RSS in `Benchmarks/serving/serve_bench.py` was 50/101/47/107 MiB (JPEG/PNG/WebP/AVIF)
+/// against 49/98/44/113 with two. `--malloc-arenas N` still caps them.
 ///
 /// An explicit `MALLOC_ARENA_MAX` in the environment wins (glibc reads it itself at start;
 /// `mallopt` would override it, so it is left alone).
-///
-/// Freed memory is given back every ``defaultTrimInterval`` (`malloc_trim`, on a thread of its own,
-/// `webimage.trim`). glibc raises its mmap threshold each time a mapped block is freed (up to
-/// 32 MiB), after which the codecs' large buffers come from the arenas; freed there, among smaller
-/// live blocks, they stayed: cold AVIF requests (libaom's encoder allocates tens of MiB an image)
-/// grew the server by about 1.3 MiB a request, to 614 MiB in ten seconds from local sources, and
-/// past the libvips server's peak over HTTP. Trimming every 250 ms held it at 97–111 MiB with no
-/// loss of throughput in any cell; fixing the threshold at 256 KiB held it too but cost PNG 10 %.
 enum MallocTuning {
-    /// Arenas `webimage serve` allows by default: two (glibc's own default is eight per core).
-    static let defaultArenas = 2
-
     /// How often `webimage serve` gives freed memory back by default.
     static let defaultTrimInterval: Duration = .milliseconds(250)
 
@@ -48,7 +47,7 @@ enum MallocTuning {
     /// Bounds the arenas to `arenas` unless the environment sets `MALLOC_ARENA_MAX`. Does nothing
     /// where the C library is not glibc. Returns whether the setting was applied.
     @discardableResult
-    static func applyServerSettings(arenas: Int = defaultArenas, environment: [String: String]) -> Bool {
+    static func limitArenas(to arenas: Int, environment: [String: String]) -> Bool {
         environment["MALLOC_ARENA_MAX"] == nil && wi_malloc_set_arena_limit(Int32(clamping: max(1, arenas))) == 1
     }
 }

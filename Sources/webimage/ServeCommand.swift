@@ -24,8 +24,8 @@ struct ServeCommand {
     var memoryLimit = 0
     /// The memory tier of encoded variants, in bytes; default 64 MiB.
     var variantMemoryLimit = 64 << 20
-    /// glibc arenas (`mallopt(M_ARENA_MAX)`); default ``MallocTuning/defaultArenas``.
-    var mallocArenas = MallocTuning.defaultArenas
+    /// `--malloc-arenas N`: glibc arenas (`mallopt(M_ARENA_MAX)`); default `nil`: glibc's own.
+    var mallocArenas: Int?
     /// `--malloc-trim-interval MS`: how often freed allocator memory is given back (0: never).
     var mallocTrimInterval = MallocTuning.defaultTrimInterval
     /// `--preset NAME=OPTIONS` and the lines of `--presets-file`, in order (a later one wins).
@@ -38,6 +38,8 @@ struct ServeCommand {
     var negotiatesFormats = false
     /// `--keep-sources`: sources' bytes stay in the disk tier (``ImageServerConfig/keepsSources``).
     var keepsSources = false
+    /// `--realtime-http`: ``ImageServerConfig/runsNetworkThreadsInRealTime``.
+    var runsNetworkThreadsInRealTime = false
     /// `--disk-limit MIB`: the disk tier's size; default 1 GiB (a server's disk is bounded, and with
     /// it the disk tier's in-memory index); 0: no limit.
     var diskLimit = 1 << 30
@@ -131,6 +133,7 @@ struct ServeCommand {
                 command.watermark = text
             case "--auto-format": command.negotiatesFormats = true
             case "--keep-sources": command.keepsSources = true
+            case "--realtime-http": command.runsNetworkThreadsInRealTime = true
             case "--disk-limit":
                 guard let text = cursor.next(), let megabytes = Int(text), megabytes >= 0 else {
                     return .failure("--disk-limit needs a number of MiB (0: no limit)")
@@ -192,7 +195,7 @@ struct ServeCommand {
     }
 
     func serve() async -> Int32 {
-        MallocTuning.applyServerSettings(arenas: mallocArenas, environment: ProcessInfo.processInfo.environment)
+        if let mallocArenas { MallocTuning.limitArenas(to: mallocArenas, environment: ProcessInfo.processInfo.environment) }
         MallocTuning.startTrimming(every: mallocTrimInterval)
         var cacheConfig = ImageCacheConfig()
         cacheConfig.maxMemoryCost = max(memoryLimit, 1)
@@ -215,6 +218,7 @@ struct ServeCommand {
         config.negotiatesFormats = negotiatesFormats
         config.localRoot = localRoot
         config.keepsSources = keepsSources
+        config.runsNetworkThreadsInRealTime = runsNetworkThreadsInRealTime
         if let watermark {
             do {
                 config.watermark = try await Self.loadWatermark(watermark, manager: manager)

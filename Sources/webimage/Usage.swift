@@ -74,7 +74,7 @@ enum Usage {
            webimage serve [--bind 127.0.0.1] [--port 8080] [--cache-dir DIR] [--key HEX --salt HEX | --unsigned]
                           [--max-inflight N] [--queue N] [--allow-host PATTERN]... [--source-policy default|public-only]
                           [--memory-limit MIB] [--variant-memory-limit MIB] [--malloc-arenas N] [--disk-limit MIB]
-                          [--keep-sources] [--demo]
+                          [--keep-sources] [--realtime-http] [--demo]
                           [--redis URL]... [--redis-namespace NAME] [--s3-bucket NAME] [--s3-endpoint URL] [--s3-region NAME]
                           [--s3-namespace NAME]
                                         an image server for imgproxy-style URLs on libmicrohttpd, until Ctrl-C or
@@ -85,10 +85,12 @@ enum Usage {
       --allow-host P  source hosts allowed (example.com, *.example.com; repeatable; default any)
       --memory-limit  the memory tier of decoded pixels, in MiB (default 0: none; a server reuses encoded
                       variants); --variant-memory-limit MIB: the memory tier of encoded variants (default 64)
-      --malloc-arenas glibc allocator arenas (default 2; MALLOC_ARENA_MAX in the environment wins);
+      --malloc-arenas glibc allocator arenas (default glibc's, 8 per core; MALLOC_ARENA_MAX in the environment wins);
                       --malloc-trim-interval MS: freed allocator memory given back that often (default 250; 0: never)
       --disk-limit    the disk tier's size in MiB (default 1024; 0: no limit); --keep-sources keeps sources'
                       bytes on disk too, so other sizes of a source are made without downloading it again
+      --realtime-http libmicrohttpd's threads (memory hits, /health) in the real-time class (SCHED_RR 1), so they
+                      never wait for a core cold work holds; needs CAP_SYS_NICE or RLIMIT_RTPRIO >= 1
       --demo          serve the demo page at / (also with --unsigned, unless --source-policy public-only)
 
            webimage cache stats [DIR | --cache-dir DIR]   entries and bytes of a disk cache directory

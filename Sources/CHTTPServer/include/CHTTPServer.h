@@ -55,6 +55,8 @@ typedef struct {
     unsigned connection_limit;
     unsigned timeout_seconds;   /* idle connections are closed after this */
     size_t memory_limit;        /* per connection: request line and headers */
+    int realtime_priority;      /* > 0: each MHD thread puts itself in SCHED_RR at this priority
+                                 * before its first request (wi_thread_set_realtime); 0: left as made */
 } chttp_config;
 
 /* Starts listening; NULL with a message in `error` when it cannot (address in use, bad address).
@@ -73,6 +75,10 @@ void chttp_suspend(chttp_request *request);
  * when it is suspended. Any thread once suspended, else the handler's own; exactly once per request. */
 void chttp_respond(chttp_request *request, unsigned status, const char *const *names, const char *const *values,
                    size_t header_count, const uint8_t *body, size_t body_length);
+
+/* MHD threads that have put themselves in SCHED_RR (config.realtime_priority > 0): a thread does
+ * it when it sees its first request, so this counts the threads that have served one. */
+long chttp_realtime_threads(chttp_server *server);
 
 /* Requests received and not yet completed (answered and written, or their client gone). */
 long chttp_open_requests(chttp_server *server);

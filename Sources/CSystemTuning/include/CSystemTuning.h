@@ -20,3 +20,15 @@ int wi_thread_set_name(const char *name);
 /// which applies to one thread). Raising it needs no privilege; lowering it below the current value
 /// does (EACCES). Threads it creates afterwards inherit it. 0 where refused or unavailable.
 int wi_thread_set_nice(int nice);
+
+/// Puts the calling thread in Linux's SCHED_RR class at `priority` (1–99): it then runs as soon as it
+/// is runnable, ahead of every SCHED_OTHER thread (nice values and EEVDF's eligibility do not apply),
+/// and shares a core round-robin with real-time threads of its own priority. The kernel still caps
+/// real-time threads at 95 % of each second (sched_rt_runtime_us). Needs CAP_SYS_NICE or an
+/// RLIMIT_RTPRIO of at least `priority` (EPERM otherwise); threads it creates afterwards inherit it.
+/// 1 when applied, 0 when refused or unavailable.
+int wi_thread_set_realtime(int priority);
+
+/// Whether this process may put a thread in SCHED_RR at `priority`: tried on a thread made for the
+/// purpose and joined (the caller's own policy is untouched). 1 when it may, 0 otherwise.
+int wi_realtime_permitted(int priority);

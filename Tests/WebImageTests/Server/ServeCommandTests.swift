@@ -36,13 +36,15 @@ import Testing
         guard case .success(let command) = ServeCommand.parse(
             ["--bind", "0.0.0.0", "--port", "9000", "--cache-dir", "/tmp/c", "--key", "aa", "--salt", "bb", "--max-inflight", "3",
              "--queue", "7", "--allow-host", "*.example.com", "--allow-host", "a.org", "--source-policy", "public-only",
-             "--memory-limit", "100", "--variant-memory-limit", "32", "--malloc-arenas", "3", "--disk-limit", "200", "--keep-sources"]
+             "--memory-limit", "100", "--variant-memory-limit", "32", "--malloc-arenas", "3", "--disk-limit", "200", "--keep-sources",
+             "--realtime-http"]
         ) else { Issue.record("parse failed"); return }
         #expect(command.bind == "0.0.0.0" && command.port == 9000 && command.cacheDirectory?.path == "/tmp/c")
         #expect(command.keyHex == "aa" && command.saltHex == "bb" && !command.unsigned && !command.demo)
         #expect(command.maxInFlight == 3 && command.queue == 7 && command.allowedHosts == ["*.example.com", "a.org"])
         #expect(command.sourcePolicy == .publicOnly && command.memoryLimit == 100 << 20)
         #expect(command.variantMemoryLimit == 32 << 20 && command.mallocArenas == 3 && command.diskLimit == 200 << 20 && command.keepsSources)
+        #expect(command.runsNetworkThreadsInRealTime)
         guard case .failure = ServeCommand.parse(["--unsigned", "--memory-limit", "-1"]) else { Issue.record("accepted -1 MiB"); return }
         guard case .failure = ServeCommand.parse(["--unsigned", "--malloc-arenas", "0"]) else { Issue.record("accepted 0 arenas"); return }
         guard case .failure = ServeCommand.parse(["--unsigned", "--variant-memory-limit", "x"]) else { Issue.record("accepted x MiB"); return }
@@ -54,10 +56,12 @@ import Testing
     }
 
     /// A server's defaults are a server's: no tier of decoded pixels (it reuses encoded variants,
-    /// 64 MiB of them in memory) and two allocator arenas.
+    /// 64 MiB of them in memory), glibc's own arenas with freed memory given back every 250 ms, and
+    /// network threads of the normal class (the real-time class needs a privilege).
     @Test func itsMemoryDefaultsAreAServers() throws {
         guard case .success(let command) = ServeCommand.parse(["--unsigned"]) else { Issue.record("parse failed"); return }
-        #expect(command.memoryLimit == 0 && command.variantMemoryLimit == 64 << 20 && command.mallocArenas == 2)
+        #expect(command.memoryLimit == 0 && command.variantMemoryLimit == 64 << 20 && command.mallocArenas == nil)
+        #expect(!command.runsNetworkThreadsInRealTime)
         #expect(command.mallocTrimInterval == .milliseconds(250))
         guard case .success(let never) = ServeCommand.parse(["--unsigned", "--malloc-trim-interval", "0"]) else {
             Issue.record("parse failed")
@@ -73,8 +77,8 @@ import Testing
 
     /// The arena bound applies through `mallopt`, except where the environment names its own.
     @Test func mallocTuningLeavesTheEnvironmentsSettingAlone() {
-        #expect(MallocTuning.applyServerSettings(arenas: 8, environment: [:]))
-        #expect(!MallocTuning.applyServerSettings(arenas: 8, environment: ["MALLOC_ARENA_MAX": "4"]))
+        #expect(MallocTuning.limitArenas(to: 8, environment: [:]))
+        #expect(!MallocTuning.limitArenas(to: 8, environment: ["MALLOC_ARENA_MAX": "4"]))
     }
 
     /// What the trimming thread calls gives freed arena memory back: 16 MiB of 64 KiB blocks (below

@@ -1,3 +1,4 @@
+import CSystemTuning
 import Foundation
 import Synchronization
 import Testing
@@ -133,6 +134,41 @@ import Testing
         #expect(cold.isLowered && !requests.isLowered)
         for index in 0..<cold.threadCount { #expect(niceness["webimage.cold-\(index)"] == 10) }
         for index in 0..<requests.threadCount { #expect(niceness["webimage.req-\(index)"] == 0) }
+    }
+
+    /// With ``ImageServerConfig/runsNetworkThreadsInRealTime``, libmicrohttpd's threads put
+    /// themselves in SCHED_RR before their first request (where the process may: else the server
+    /// refuses the configuration); without it they stay in the normal class.
+    @Test func networkThreadsRunInTheRealTimeClassOnlyWhenAsked() async throws {
+        let normal = try await ServerFixture()
+        #expect(try await normal.get("/health").status == 200)
+        #expect(normal.server.realtimeNetworkThreadCount == 0)
+        await normal.stop()
+        guard wi_realtime_permitted(ImageServer.realtimePriority) == 1 else {
+            #expect(throws: ServerError.self) {
+                try ImageServer(manager: normal.managerFixture.manager,
+                                config: ImageServerConfig(port: 0, signing: .unsigned, runsNetworkThreadsInRealTime: true))
+            }
+            return
+        }
+        let realtime = try await ServerFixture { $0.runsNetworkThreadsInRealTime = true }
+        for _ in 0..<4 { #expect(try await realtime.get("/health").status == 200) }
+        #expect(realtime.server.realtimeNetworkThreadCount >= 1)
+        #expect(try Self.policiesOfThreads(named: "MHD-worker").contains(2), "no libmicrohttpd thread is in SCHED_RR (2)")
+        await realtime.stop()
+    }
+
+    /// The scheduling policy (`/proc/self/task/N/stat`'s 41st field: 0 normal, 2 SCHED_RR) of each of
+    /// this process's threads named `name`.
+    private static func policiesOfThreads(named name: String) throws -> [Int] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap { task in
+            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                  comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                  let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                  let end = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            return fields.count > 38 ? Int(fields[38]) : nil
+        }
     }
 
     /// The nice value of each of this process's threads named `webimage.req-N` or `webimage.cold-N`.
