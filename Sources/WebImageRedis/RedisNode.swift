@@ -144,17 +144,29 @@ struct Job: Sendable {
 
 /// The jobs of one node, handed to its worker threads: a bounded FIFO behind an `NSCondition`.
 ///
+/// A worker that finds the queue empty first spins for ``spin`` (yielding its core each turn)
+/// before it sleeps on the condition. A caller that gets its reply usually sends its next command
+/// within tens of microseconds, and waking a sleeping thread costs a futex call and, on a virtual
+/// machine, an inter-processor interrupt: `bench redis` measured a sequential hit through
+/// `loadVariant` at 81 µs with the worker sleeping at once against 55 µs for a bare hiredis loop.
+///
 /// `@unchecked Sendable`: `jobs`, `head` and `closed` are only read and written while `condition`
-/// is locked, and `NSCondition` is itself safe to use from any thread; nothing else is mutable.
+/// is locked, and `NSCondition` is itself safe to use from any thread; `queued` is atomic (a hint
+/// for the spin, checked again under the lock); nothing else is mutable.
 final class JobQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [Job] = []
     private var head = 0
     private var closed = false
     private let limit: Int
+    /// Jobs pushed and not yet popped, readable without the lock.
+    private let queued = Atomic<Int>(0)
+    /// How long an idle worker spins before it sleeps.
+    let spin: Duration
 
-    init(limit: Int) {
+    init(limit: Int, spin: Duration = .microseconds(50)) {
         self.limit = max(1, limit)
+        self.spin = spin
     }
 
     /// Queues `job`; `false` when the queue is full or closed (the job was not taken).
@@ -163,19 +175,25 @@ final class JobQueue: @unchecked Sendable {
         defer { condition.unlock() }
         guard !closed, jobs.count - head < limit else { return false }
         jobs.append(job)
+        queued.add(1, ordering: .releasing)
         condition.signal()
         return true
     }
 
-    /// The next job, waiting for one; `nil` once the queue is closed and empty. It blocks: only the
-    /// node's worker threads call it, never a task.
+    /// The next job, waiting for one (spinning for ``spin`` first); `nil` once the queue is closed
+    /// and empty. It blocks: only the node's worker threads call it, never a task.
     func pop() -> Job? {
+        if queued.load(ordering: .acquiring) == 0 && spin > .zero {
+            let deadline = ContinuousClock.now + spin
+            while queued.load(ordering: .acquiring) == 0 && ContinuousClock.now < deadline { sched_yield() }
+        }
         condition.lock()
         defer { condition.unlock() }
         while head == jobs.count && !closed { condition.wait() }
         guard head < jobs.count else { return nil }
         let job = jobs[head]
         head += 1
+        queued.subtract(1, ordering: .relaxed)
         if head > 64 && head * 2 > jobs.count {
             jobs.removeFirst(head)
             head = 0

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageRedis
+import Synchronization
 
 /// The shared tier's pure parts: endpoint URLs, the value envelope, node hashing, the breaker.
 @Suite struct RedisPartsTests {
@@ -77,5 +78,35 @@ import Testing
         #expect(breaker.decide(now: start + .seconds(6)) == .allow)
         breaker.recordSuccess()
         #expect(breaker.decide(now: start + .seconds(6)) == .allow && breaker.decide(now: start + .seconds(6)) == .allow, "closed")
+    }
+
+    /// A node's job queue: a worker waiting on it gets a job pushed while it spins and one pushed
+    /// after it has gone to sleep, in order; a full queue refuses; closing ends a waiting worker.
+    @Test func theJobQueueHandsJobsToASpinningOrSleepingWorkerAndCloses() async throws {
+        let queue = JobQueue(limit: 2, spin: .milliseconds(20))
+        let taken = Mutex<[Int]>([])
+        let ended = Atomic<Bool>(false)
+        let worker = Thread {
+            while let job = queue.pop() { taken.withLock { $0.append(job.commands.count) }; job.complete(.success([])) }
+            ended.store(true, ordering: .releasing)
+        }
+        worker.start()
+        func job(_ size: Int) -> Job {
+            Job(commands: Array(repeating: [], count: size), deadline: .now + .seconds(60)) { _ in }
+        }
+        #expect(queue.push(job(1)))   // taken at once, or while the worker spins
+        try await Task.sleep(for: .milliseconds(200))   // past the spin: the worker sleeps on the condition
+        #expect(queue.push(job(2)))
+        var waited = 0
+        while taken.withLock({ $0.count }) < 2 && waited < 500 { try await Task.sleep(for: .milliseconds(10)); waited += 1 }
+        #expect(taken.withLock { $0 } == [1, 2])
+        queue.close()
+        #expect(!queue.push(job(3)), "a closed queue takes nothing")
+        waited = 0
+        while !ended.load(ordering: .acquiring) && waited < 500 { try await Task.sleep(for: .milliseconds(10)); waited += 1 }
+        let workerEnded = ended.load(ordering: .acquiring)
+        #expect(workerEnded, "closing ends the waiting worker")
+        let full = JobQueue(limit: 1, spin: .zero)
+        #expect(full.push(job(1)) && !full.push(job(1)), "past its limit a queue refuses")
     }
 }
