@@ -14,16 +14,23 @@ import Foundation
 /// held it at 97–111 MiB with no loss of throughput in any cell; fixing the threshold at 256 KiB
 /// held it too but cost PNG 10 %.
 ///
-/// The number of arenas is left to glibc. Two arenas (the default before the trimming) made
-/// libmicrohttpd's threads share an arena lock with the cold threads: a cold thread preempted inside
-/// `malloc` held it, and a memory hit waited on the lock (seen with `perf`: `futex_wait` in
-/// `__libc_calloc` and `_int_free` on MHD's thread). With the trim, glibc's eight per core cost no
-/// memory: peak RSS in `Benchmarks/serving/serve_bench.py` was 50/101/47/107 MiB (JPEG/PNG/WebP/AVIF)
-/// against 49/98/44/113 with two. `--malloc-arenas N` still caps them.
+/// Arenas: two by default, which bounds how many high-water marks there are (a five-minute cold
+/// run, `Benchmarks/serving/rss_soak.py`, grew 3.4 % after its first minute with two, 5.8 % with
+/// glibc's eight per core). With `--realtime-http` they are left to glibc: with two,
+/// libmicrohttpd's threads share an arena lock with the cold threads, and a memory hit waited on a
+/// cold thread preempted inside `malloc` (seen with `perf`: `futex_wait` in `__libc_calloc` and
+/// `_int_free` on MHD's thread; warm p99 under cold load 0.8–1.2 ms against 0.11–0.15 ms with
+/// glibc's count). `--malloc-arenas N` sets it either way.
 ///
 /// An explicit `MALLOC_ARENA_MAX` in the environment wins (glibc reads it itself at start;
 /// `mallopt` would override it, so it is left alone).
 enum MallocTuning {
+    /// The arena cap `webimage serve` applies when none is given: two, or `nil` (glibc's own count)
+    /// when the network threads run in the real-time class (see above).
+    static func defaultArenas(realtimeNetworkThreads: Bool) -> Int? {
+        realtimeNetworkThreads ? nil : 2
+    }
+
     /// How often `webimage serve` gives freed memory back by default.
     static let defaultTrimInterval: Duration = .milliseconds(250)
 

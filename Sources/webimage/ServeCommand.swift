@@ -24,7 +24,8 @@ struct ServeCommand {
     var memoryLimit = 0
     /// The memory tier of encoded variants, in bytes; default 64 MiB.
     var variantMemoryLimit = 64 << 20
-    /// `--malloc-arenas N`: glibc arenas (`mallopt(M_ARENA_MAX)`); default `nil`: glibc's own.
+    /// `--malloc-arenas N`: glibc arenas (`mallopt(M_ARENA_MAX)`); default `nil`:
+    /// ``MallocTuning/defaultArenas(realtimeNetworkThreads:)``.
     var mallocArenas: Int?
     /// `--malloc-trim-interval MS`: how often freed allocator memory is given back (0: never).
     var mallocTrimInterval = MallocTuning.defaultTrimInterval
@@ -195,7 +196,9 @@ struct ServeCommand {
     }
 
     func serve() async -> Int32 {
-        if let mallocArenas { MallocTuning.limitArenas(to: mallocArenas, environment: ProcessInfo.processInfo.environment) }
+        if let arenas = mallocArenas ?? MallocTuning.defaultArenas(realtimeNetworkThreads: runsNetworkThreadsInRealTime) {
+            MallocTuning.limitArenas(to: arenas, environment: ProcessInfo.processInfo.environment)
+        }
         MallocTuning.startTrimming(every: mallocTrimInterval)
         var cacheConfig = ImageCacheConfig()
         cacheConfig.maxMemoryCost = max(memoryLimit, 1)

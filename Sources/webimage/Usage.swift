@@ -85,7 +85,7 @@ enum Usage {
       --allow-host P  source hosts allowed (example.com, *.example.com; repeatable; default any)
       --memory-limit  the memory tier of decoded pixels, in MiB (default 0: none; a server reuses encoded
                       variants); --variant-memory-limit MIB: the memory tier of encoded variants (default 64)
-      --malloc-arenas glibc allocator arenas (default glibc's, 8 per core; MALLOC_ARENA_MAX in the environment wins);
+      --malloc-arenas glibc allocator arenas (default 2; glibc's 8 per core with --realtime-http; MALLOC_ARENA_MAX wins);
                       --malloc-trim-interval MS: freed allocator memory given back that often (default 250; 0: never)
       --disk-limit    the disk tier's size in MiB (default 1024; 0: no limit); --keep-sources keeps sources'
                       bytes on disk too, so other sizes of a source are made without downloading it again

@@ -56,12 +56,15 @@ import Testing
     }
 
     /// A server's defaults are a server's: no tier of decoded pixels (it reuses encoded variants,
-    /// 64 MiB of them in memory), glibc's own arenas with freed memory given back every 250 ms, and
-    /// network threads of the normal class (the real-time class needs a privilege).
+    /// 64 MiB of them in memory), two allocator arenas (glibc's own count with real-time network
+    /// threads, which must not share one with cold work) with freed memory given back every 250 ms,
+    /// and network threads of the normal class (the real-time class needs a privilege).
     @Test func itsMemoryDefaultsAreAServers() throws {
         guard case .success(let command) = ServeCommand.parse(["--unsigned"]) else { Issue.record("parse failed"); return }
         #expect(command.memoryLimit == 0 && command.variantMemoryLimit == 64 << 20 && command.mallocArenas == nil)
         #expect(!command.runsNetworkThreadsInRealTime)
+        #expect(MallocTuning.defaultArenas(realtimeNetworkThreads: false) == 2)
+        #expect(MallocTuning.defaultArenas(realtimeNetworkThreads: true) == nil)
         #expect(command.mallocTrimInterval == .milliseconds(250))
         guard case .success(let never) = ServeCommand.parse(["--unsigned", "--malloc-trim-interval", "0"]) else {
             Issue.record("parse failed")
