@@ -13,6 +13,11 @@ venv="${WEBIMAGE_BENCH_VENV:-/tmp/webimage-bench-venv}"
 seconds="${SERVE_BENCH_SECONDS:-8}"
 
 swift build -c release --product webimage
+# The deployment build (Swift's runtime and Foundation linked in: what Vapor's and Swift's own Docker
+# images do), measured beside the default one by `bench codecs`; it needs libcurl's development
+# link (libcurl4-openssl-dev) for the static FoundationNetworking.
+swift build -c release --product webimage --static-swift-stdlib --scratch-path .build/static \
+    || echo "run-all: no static build (apt-get install libcurl4-openssl-dev); its rows will say missing" >&2
 Benchmarks/nginx/serve.sh start
 trap 'Benchmarks/nginx/serve.sh stop' EXIT
 Benchmarks/serving/setup.sh

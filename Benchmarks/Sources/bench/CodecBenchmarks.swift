@@ -82,6 +82,20 @@ enum CodecBenchmarks {
                                 reference: "vipsthumbnail -s 512 (jpeg)", referenceValue: vipsTime ?? nil, goal: 1.5,
                                 note: "apt-get install libvips-tools"))
             }
+            // The deployment build: `swift build -c release --static-swift-stdlib` (run-all.sh makes it).
+            // Half of a run's start-up was the dynamic loader resolving symbols across 88 libraries.
+            let deployed = ProcessInfo.processInfo.environment["WEBIMAGE_STATIC_BIN"]
+                ?? packageRoot.appendingPathComponent(".build/static/release/webimage").path
+            if FileManager.default.isExecutableFile(atPath: deployed) {
+                let ours = try Measure.process(deployed, ["decode", "--thumbnail", "512", "--format", "jpeg", "--out", out.path, photo.path],
+                                               iterations: iterations)
+                rows.append(Row(name: "the same (jpeg), built with --static-swift-stdlib as deployed", ours: ours,
+                                reference: "vipsthumbnail -s 512 (jpeg)", referenceValue: vipsTime ?? nil, goal: 1.5,
+                                note: "apt-get install libvips-tools"))
+            } else {
+                FileHandle.standardError.write(Data(("bench: \(deployed) is missing: swift build -c release --product webimage "
+                                                     + "--static-swift-stdlib --scratch-path .build/static\n").utf8))
+            }
         }
         return rows
     }
