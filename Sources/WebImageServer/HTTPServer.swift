@@ -80,8 +80,9 @@ final class HTTPServer: Sendable {
     }
 
     /// `@unchecked Sendable` box of the C server handle: set once in `init`, then only passed to
-    /// `chttp_port` (a read), `chttp_quiesce` and `chttp_stop` (each called once, by `stop`, which
-    /// the `stopped` flag makes run once).
+    /// `chttp_port` and `chttp_realtime_threads` (reads; the latter under `stopped`'s lock while not
+    /// stopped), `chttp_quiesce` and `chttp_stop` (each called once, by `stop`, which the `stopped`
+    /// flag makes run once).
     private struct Handle: @unchecked Sendable {
         let server: OpaquePointer
     }
@@ -125,8 +126,12 @@ final class HTTPServer: Sendable {
         self.port = chttp_port(started)
     }
 
-    /// MHD threads that run in SCHED_RR (``Config/realtimePriority``): those that have served a request.
-    var realtimeThreadCount: Int { chttp_realtime_threads(handle.server) }
+    /// MHD threads that run in SCHED_RR (``Config/realtimePriority``): those that have served a
+    /// request; 0 once ``stop(drainingFor:)`` has begun (read under `stopped`'s lock, so never after
+    /// `chttp_stop` has freed the server).
+    var realtimeThreadCount: Int {
+        stopped.withLock { stopped in stopped ? 0 : chttp_realtime_threads(handle.server) }
+    }
 
     /// Called by libmicrohttpd on its thread, the connection not suspended: copies the request, answers
     /// it at once when `immediate` can, else suspends the connection and starts the request's task.
