@@ -32,6 +32,33 @@ import Testing
         #expect(outcome.errorText.contains("UNSIGNED") && outcome.errorText.contains("stopped"), "\(outcome.errorText)")
     }
 
+    /// `--realtime-http` in a process that may not use the real-time class: a clear refusal and exit
+    /// 1, before it listens. The child is made unprivileged: as root, started as `nobody` without
+    /// capabilities (`setpriv`); otherwise with an RLIMIT_RTPRIO of 0 (`prlimit`).
+    @Test func realtimeHTTPIsRefusedWhereTheProcessMayNotUseIt() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        chmod(directory.path, 0o777)   // writable by `nobody`
+        let serve = [ChildProcess.tool.path, "serve", "--unsigned", "--realtime-http", "--port", "0", "--cache-dir", directory.path]
+        let (tool, arguments) = geteuid() == 0
+            ? ("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"] + serve)
+            : ("/usr/bin/prlimit", ["--rtprio=0"] + serve)
+        try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) (util-linux) is needed to start an unprivileged child")
+        let child = ChildProcess(arguments, executable: URL(fileURLWithPath: tool))
+        try await child.start()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while child.process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        if child.process.isRunning {
+            kill(child.process.processIdentifier, SIGKILL)
+            Issue.record("it started serving instead: \(child.outputSoFar())")
+        }
+        let outcome = await child.waitForExit()
+        #expect(outcome.reason == .exit && outcome.status == 1, "status \(outcome.status): \(outcome.errorText)")
+        #expect(outcome.errorText.contains("SCHED_RR") && outcome.errorText.contains("CAP_SYS_NICE"), "\(outcome.errorText)")
+        #expect(!outcome.outputText.contains("listening on"))
+    }
+
     @Test func parsesEveryOption() throws {
         guard case .success(let command) = ServeCommand.parse(
             ["--bind", "0.0.0.0", "--port", "9000", "--cache-dir", "/tmp/c", "--key", "aa", "--salt", "bb", "--max-inflight", "3",
