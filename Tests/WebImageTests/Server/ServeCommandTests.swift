@@ -33,18 +33,19 @@ import Testing
     }
 
     /// `--realtime-http` in a process that may not use the real-time class: a clear refusal and exit
-    /// 1, before it listens. The child is made unprivileged: as root, started as `nobody` without
-    /// capabilities (`setpriv`); otherwise with an RLIMIT_RTPRIO of 0 (`prlimit`).
+    /// 1, before it listens. The child is made unprivileged without changing its user (so it can
+    /// still reach the test's own files): an RLIMIT_RTPRIO of 0 (`prlimit`) and, as root, no
+    /// CAP_SYS_NICE in its bounding set (`setpriv`).
     @Test func realtimeHTTPIsRefusedWhereTheProcessMayNotUseIt() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-        chmod(directory.path, 0o777)   // writable by `nobody`
-        let serve = [ChildProcess.tool.path, "serve", "--unsigned", "--realtime-http", "--port", "0", "--cache-dir", directory.path]
-        let (tool, arguments) = geteuid() == 0
-            ? ("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"] + serve)
-            : ("/usr/bin/prlimit", ["--rtprio=0"] + serve)
-        try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) (util-linux) is needed to start an unprivileged child")
+        let serve = ["/usr/bin/prlimit", "--rtprio=0", ChildProcess.tool.path, "serve", "--unsigned", "--realtime-http", "--port", "0",
+                     "--cache-dir", directory.path]
+        let (tool, arguments) = geteuid() == 0 ? ("/usr/bin/setpriv", ["--bounding-set=-sys_nice", "--inh-caps=-sys_nice"] + serve)
+                                               : ("/usr/bin/prlimit", Array(serve.dropFirst()))
+        for needed in ["/usr/bin/prlimit", tool] {
+            try #require(FileManager.default.isExecutableFile(atPath: needed), "\(needed) (util-linux) makes the child unprivileged")
+        }
         let child = ChildProcess(arguments, executable: URL(fileURLWithPath: tool))
         try await child.start()
         let deadline = ContinuousClock.now + .seconds(60)
