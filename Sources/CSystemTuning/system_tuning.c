@@ -34,7 +34,10 @@ int wi_thread_set_nice(int nice) {
 
 int wi_thread_set_realtime(int priority) {
     struct sched_param parameter = { .sched_priority = priority };
-    return pthread_setschedparam(pthread_self(), SCHED_RR, &parameter) == 0 ? 1 : 0;
+    /* Linux: sched_setscheduler(0) sets the calling thread only. SCHED_RESET_ON_FORK: a thread or
+     * process it creates starts in SCHED_OTHER at nice 0, never real-time (a libdispatch worker
+     * made from it would otherwise run any queued work in this class). */
+    return sched_setscheduler(0, SCHED_RR | SCHED_RESET_ON_FORK, &parameter) == 0 ? 1 : 0;
 }
 
 static void *wi_realtime_probe(void *priority) {

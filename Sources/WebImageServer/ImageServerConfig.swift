@@ -77,8 +77,9 @@ public struct ImageServerConfig: Sendable {
     /// `Benchmarks/serving/warm_under_load.py` (2 cores): see the README's scheduling table. Needs
     /// CAP_SYS_NICE or an RLIMIT_RTPRIO of at least 1 (systemd: `LimitRTPRIO=1`);
     /// ``ImageServer/init(manager:config:)`` throws when the process may not. The work these threads
-    /// do per request is bounded (parsing, a memory lookup, a copy), and the kernel keeps 5 % of each
-    /// second for the normal class whatever real-time threads do.
+    /// do per request is bounded (parsing, a memory lookup, a copy), a thread they create starts in
+    /// the normal class (SCHED_RESET_ON_FORK), and the kernel keeps 5 % of each second for the normal
+    /// class whatever real-time threads do.
     public var runsNetworkThreadsInRealTime: Bool
 
     /// Creates a configuration; every parameter defaults to the property's documented default.

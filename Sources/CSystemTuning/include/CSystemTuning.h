@@ -25,7 +25,8 @@ int wi_thread_set_nice(int nice);
 /// is runnable, ahead of every SCHED_OTHER thread (nice values and EEVDF's eligibility do not apply),
 /// and shares a core round-robin with real-time threads of its own priority. The kernel still caps
 /// real-time threads at 95 % of each second (sched_rt_runtime_us). Needs CAP_SYS_NICE or an
-/// RLIMIT_RTPRIO of at least `priority` (EPERM otherwise); threads it creates afterwards inherit it.
+/// RLIMIT_RTPRIO of at least `priority` (EPERM otherwise). Threads and processes it creates
+/// afterwards do not inherit it (SCHED_RESET_ON_FORK): they start in SCHED_OTHER at nice 0.
 /// 1 when applied, 0 when refused or unavailable.
 int wi_thread_set_realtime(int priority);
 

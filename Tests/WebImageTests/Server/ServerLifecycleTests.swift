@@ -158,6 +158,28 @@ import Testing
         await realtime.stop()
     }
 
+    /// A thread put in the real-time class does not hand it on: a thread it creates starts in the
+    /// normal class (a libdispatch worker made from a network thread must not run cold work in it).
+    @Test func aRealtimeThreadsChildrenAreNormal() async throws {
+        guard wi_realtime_permitted(ImageServer.realtimePriority) == 1 else {
+            #expect(wi_thread_set_realtime(ImageServer.realtimePriority) == 0, "refused where not permitted")
+            return
+        }
+        let policies = Mutex<(parent: Int32, child: Int32)?>(nil)
+        Thread {
+            _ = wi_thread_set_realtime(ImageServer.realtimePriority)
+            let parent = sched_getscheduler(0)
+            let child = Thread { policies.withLock { $0 = (parent, sched_getscheduler(0)) } }
+            child.start()
+        }.start()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while policies.withLock({ $0 }) == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let seen = try #require(policies.withLock { $0 })
+        let resetOnFork: Int32 = 0x4000_0000   // SCHED_RESET_ON_FORK, reported with the policy
+        #expect(seen.parent & ~resetOnFork == SCHED_RR && seen.parent & resetOnFork != 0, "the thread itself: SCHED_RR, reset on fork")
+        #expect(seen.child == SCHED_OTHER, "its child is not")
+    }
+
     /// The scheduling policy (`/proc/self/task/N/stat`'s 41st field: 0 normal, 2 SCHED_RR) of each of
     /// this process's threads named `name`.
     private static func policiesOfThreads(named name: String) throws -> [Int] {
