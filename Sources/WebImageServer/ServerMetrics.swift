@@ -5,52 +5,48 @@ import WebImage
 /// The server's counters and latency histograms, rendered in the Prometheus text format (version
 /// 0.0.4) at `/metrics`. It observes the manager (``WebImageObserver``) for the stages of each load
 /// while the server runs (added beside the manager's own observers, which it leaves alone).
+///
+/// Every count is an atomic, with no lock: a memory hit is counted on libmicrohttpd's thread, and a
+/// lock it shared with the cold threads could be held by one of them, preempted, for a scheduler
+/// tick (`perf` saw such waits in `recordCachedResult`). A rendering reads each counter once; it is
+/// not a snapshot of one instant, which Prometheus counters never are.
 final class ServerMetrics: WebImageObserver {
     /// Upper bounds of the latency buckets, in seconds.
     static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
     static let stages = ["download", "decode", "transform", "encode", "request"]
+    /// The `tier` labels of results, in the order they are rendered.
+    static let tiers = ["disk", "memory", "network", "shared"]
 
-    private struct Histogram {
-        var counts = [Int](repeating: 0, count: ServerMetrics.buckets.count)
-        var sum = 0.0
-        var count = 0
-
-        mutating func record(_ duration: Duration) {
-            let seconds = duration.secondsValue
-            for (index, bound) in ServerMetrics.buckets.enumerated() where seconds <= bound { counts[index] += 1 }
-            sum += seconds
-            count += 1
-        }
-    }
-
-    private struct State {
-        var requestsByStatus: [Int: Int] = [:]
-        var resultsByTier: [String: Int] = ["memory": 0, "disk": 0, "shared": 0, "network": 0]
-        var bytesIn = 0
-        var bytesOut = 0
-        var histograms: [String: Histogram] = Dictionary(uniqueKeysWithValues: ServerMetrics.stages.map { ($0, Histogram()) })
-    }
-
-    private let state = Mutex(State())
+    private let histograms = Dictionary(uniqueKeysWithValues: ServerMetrics.stages.map { ($0, AtomicCounters(count: Histogram.slots)) })
+    /// Requests answered, by status code (100–599; any other is counted as 599).
+    private let statuses = AtomicCounters(count: 600)
+    private let results = AtomicCounters(count: ServerMetrics.tiers.count)
+    private let bytesIn = Atomic<Int>(0)
+    private let bytesOut = Atomic<Int>(0)
     /// Requests being processed, and waiting for a slot (read at render time).
     let inFlight = Atomic<Int>(0)
     let queued = Atomic<Int>(0)
 
+    /// Where a histogram keeps its values in its ``AtomicCounters``: one count per bucket (not
+    /// cumulative: the rendering sums them), then the count above the last bound, the count of all
+    /// and the sum in nanoseconds.
+    private enum Histogram {
+        static let overflow = ServerMetrics.buckets.count
+        static let count = overflow + 1
+        static let sumNanoseconds = overflow + 2
+        static let slots = overflow + 3
+    }
+
     func observe(_ event: WebImageEvent) {
         switch event {
         case .loadFinished(let report) where report.error == nil && !report.joinedLoadUnderWay:
-            state.withLock { state in
-                if report.durations.download > .zero { state.histograms["download"]?.record(report.durations.download) }
-                if report.durations.decode > .zero { state.histograms["decode"]?.record(report.durations.decode) }
-                if report.durations.transform > .zero { state.histograms["transform"]?.record(report.durations.transform) }
-                if report.source == .network { state.bytesIn += report.byteCount }
-            }
+            if report.durations.download > .zero { record(report.durations.download, in: "download") }
+            if report.durations.decode > .zero { record(report.durations.decode, in: "decode") }
+            if report.durations.transform > .zero { record(report.durations.transform, in: "transform") }
+            if report.source == .network { bytesIn.add(report.byteCount, ordering: .relaxed) }
         case .variantFinished(let report) where report.error == nil:
-            state.withLock { state in
-                let tier = Self.tier(of: report.cacheType, fromSharedTier: report.isFromSharedTier)
-                state.resultsByTier[tier, default: 0] += 1
-                if let encode = report.encodeDuration, !report.joinedEncodeUnderWay { state.histograms["encode"]?.record(encode) }
-            }
+            countResult(from: report.cacheType, fromSharedTier: report.isFromSharedTier)
+            if let encode = report.encodeDuration, !report.joinedEncodeUnderWay { record(encode, in: "encode") }
         default:
             break
         }
@@ -59,47 +55,54 @@ final class ServerMetrics: WebImageObserver {
     /// Counts a result answered from a cache tier before any processing slot was taken (the manager
     /// reports no load for it).
     func recordCachedResult(_ variant: ImageVariant) {
-        let tier = Self.tier(of: variant.cacheType, fromSharedTier: variant.isFromSharedTier)
-        state.withLock { $0.resultsByTier[tier, default: 0] += 1 }
-    }
-
-    /// The `tier` label of a result: `memory`, `disk` (this process's), `shared` (Redis), `network`.
-    private static func tier(of cacheType: ImageCacheType, fromSharedTier: Bool) -> String {
-        switch cacheType {
-        case .memory: "memory"
-        case .disk, .all: fromSharedTier ? "shared" : "disk"
-        case .none: "network"
-        }
+        countResult(from: variant.cacheType, fromSharedTier: variant.isFromSharedTier)
     }
 
     /// Counts one answered request.
     func recordRequest(status: Int, bytesOut: Int, duration: Duration) {
-        state.withLock { state in
-            state.requestsByStatus[status, default: 0] += 1
-            state.bytesOut += bytesOut
-            state.histograms["request"]?.record(duration)
+        statuses.add(1, at: (100...599).contains(status) ? status : 599)
+        self.bytesOut.add(bytesOut, ordering: .relaxed)
+        record(duration, in: "request")
+    }
+
+    /// Counts a result under its `tier` label: `memory`, `disk` (this process's), `shared` (Redis), `network`.
+    private func countResult(from cacheType: ImageCacheType, fromSharedTier: Bool) {
+        let tier = switch cacheType {
+        case .memory: "memory"
+        case .disk, .all: fromSharedTier ? "shared" : "disk"
+        case .none: "network"
         }
+        results.add(1, at: Self.tiers.firstIndex(of: tier)!)
+    }
+
+    private func record(_ duration: Duration, in stage: String) {
+        guard let histogram = histograms[stage] else { return }
+        let seconds = duration.secondsValue
+        histogram.add(1, at: Self.buckets.firstIndex { seconds <= $0 } ?? Histogram.overflow)
+        histogram.add(1, at: Histogram.count)
+        let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+        histogram.add(Int(clamping: max(nanoseconds, 0)), at: Histogram.sumNanoseconds)
     }
 
     /// The Prometheus text exposition; with `shared`, each shared tier's counters and breaker state.
     func render(shared: [SharedTierReport] = []) -> String {
-        let state = self.state.withLock { $0 }
         var lines: [String] = []
         func family(_ name: String, _ type: String, _ help: String) {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) \(type)"]
         }
         family("webimage_http_requests_total", "counter", "HTTP requests answered, by status code.")
-        for (status, count) in state.requestsByStatus.sorted(by: { $0.key < $1.key }) {
-            lines.append("webimage_http_requests_total{code=\"\(status)\"} \(count)")
+        for status in 100..<600 {
+            let count = statuses.value(at: status)
+            if count > 0 { lines.append("webimage_http_requests_total{code=\"\(status)\"} \(count)") }
         }
         family("webimage_results_total", "counter", "Images served, by the tier their bytes came from.")
-        for (tier, count) in state.resultsByTier.sorted(by: { $0.key < $1.key }) {
-            lines.append("webimage_results_total{tier=\"\(tier)\"} \(count)")
+        for (index, tier) in Self.tiers.enumerated() {
+            lines.append("webimage_results_total{tier=\"\(tier)\"} \(results.value(at: index))")
         }
         family("webimage_source_bytes_total", "counter", "Bytes downloaded from sources.")
-        lines.append("webimage_source_bytes_total \(state.bytesIn)")
+        lines.append("webimage_source_bytes_total \(bytesIn.load(ordering: .relaxed))")
         family("webimage_response_bytes_total", "counter", "Response body bytes sent.")
-        lines.append("webimage_response_bytes_total \(state.bytesOut)")
+        lines.append("webimage_response_bytes_total \(bytesOut.load(ordering: .relaxed))")
         family("webimage_requests_in_flight", "gauge", "Requests being processed.")
         lines.append("webimage_requests_in_flight \(inFlight.load(ordering: .relaxed))")
         family("webimage_requests_queued", "gauge", "Requests waiting for a processing slot.")
@@ -107,13 +110,17 @@ final class ServerMetrics: WebImageObserver {
         for stage in Self.stages {
             let name = "webimage_\(stage)_duration_seconds"
             family(name, "histogram", stage == "request" ? "Whole requests, from dispatch to answer." : "Time spent in the \(stage) stage.")
-            let histogram = state.histograms[stage] ?? Histogram()
+            guard let histogram = histograms[stage] else { continue }
+            // Read the buckets first and the total last, so that +Inf (the total) is never below a bucket.
+            var cumulative = 0
             for (index, bound) in Self.buckets.enumerated() {
-                lines.append("\(name)_bucket{le=\"\(bound)\"} \(histogram.counts[index])")
+                cumulative += histogram.value(at: index)
+                lines.append("\(name)_bucket{le=\"\(bound)\"} \(cumulative)")
             }
-            lines.append("\(name)_bucket{le=\"+Inf\"} \(histogram.count)")
-            lines.append("\(name)_sum \(histogram.sum)")
-            lines.append("\(name)_count \(histogram.count)")
+            let count = max(histogram.value(at: Histogram.count), cumulative + histogram.value(at: Histogram.overflow))
+            lines.append("\(name)_bucket{le=\"+Inf\"} \(count)")
+            lines.append("\(name)_sum \(Double(histogram.value(at: Histogram.sumNanoseconds)) / 1e9)")
+            lines.append("\(name)_count \(count)")
         }
         if !shared.isEmpty { lines += Self.lines(for: shared) }
         return lines.joined(separator: "\n") + "\n"
