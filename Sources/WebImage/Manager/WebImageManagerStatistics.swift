@@ -36,11 +36,13 @@ public struct WebImageManagerStatistics: Sendable, Hashable {
     public init() {}
 }
 
-/// The counters behind ``WebImageManagerStatistics``: behind one short lock, except memory hits,
-/// which are the hot path and count on an atomic.
+/// The counters behind ``WebImageManagerStatistics``: behind one short lock, except memory hits
+/// of loads and of variants, which are the hot paths and count on atomics (a variant memory hit is
+/// counted on a server's network thread, which must not wait for a lock cold work holds).
 final class WebImageManagerCounters: Sendable {
     private let values = Mutex(WebImageManagerStatistics())
     private let memoryHitLoads = Atomic<Int>(0)
+    private let variantMemoryHits = Atomic<Int>(0)
 
     func add(_ counter: WritableKeyPath<WebImageManagerStatistics, Int>, _ amount: Int = 1) {
         values.withLock { $0[keyPath: counter] += amount }
@@ -51,11 +53,17 @@ final class WebImageManagerCounters: Sendable {
         memoryHitLoads.add(1, ordering: .relaxed)
     }
 
+    /// Counts a variant answered from the memory tier of encoded bytes, with one atomic add.
+    func addVariantMemoryHit() {
+        variantMemoryHits.add(1, ordering: .relaxed)
+    }
+
     var snapshot: WebImageManagerStatistics {
         var snapshot = values.withLock { $0 }
         let fastHits = memoryHitLoads.load(ordering: .relaxed)
         snapshot.loads += fastHits
         snapshot.memoryHits += fastHits
+        snapshot.variantMemoryHits += variantMemoryHits.load(ordering: .relaxed)
         return snapshot
     }
 }

@@ -155,7 +155,7 @@ extension WebImageManager {
     @inline(__always)
     private func memoryVariant(forKey key: String, context: WebImageContext) -> ImageVariant? {
         guard context.queryCacheType.includesMemory, let variant = variantMemory.value(forKey: key) else { return nil }
-        counters.add(\.variantMemoryHits)
+        counters.addVariantMemoryHit()
         return variant
     }
 
