@@ -78,8 +78,9 @@ def main():
     parser.add_argument("--client-class", choices=["realtime", "normal"],
                         help="the warm client's scheduling class (default: realtime where permitted)")
     options = parser.parse_args()
-    client_class = options.client_class or ("realtime" if realtime_permitted() else "normal")
-    if client_class == "realtime" and not realtime_permitted():
+    permitted = realtime_permitted()
+    client_class = options.client_class or ("realtime" if permitted else "normal")
+    if client_class == "realtime" and not permitted:
         parser.error("--client-class realtime: `chrt -f 1` is not permitted here")
     realtime = client_class == "realtime"
     args = argparse.Namespace(webimage=options.webimage, startup_timeout=30, thumbor_threadpool=2,

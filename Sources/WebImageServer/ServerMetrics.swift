@@ -14,13 +14,23 @@ final class ServerMetrics: WebImageObserver {
     /// Upper bounds of the latency buckets, in seconds.
     static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
     static let stages = ["download", "decode", "transform", "encode", "request"]
-    /// The `tier` labels of results, in the order they are rendered.
-    static let tiers = ["disk", "memory", "network", "shared"]
+    /// The `tier` label of a result, by where its bytes came from; rendered in this order.
+    private enum Tier: Int, CaseIterable {
+        case disk, memory, network, shared
+
+        init(_ cacheType: ImageCacheType, fromSharedTier: Bool) {
+            switch cacheType {
+            case .memory: self = .memory
+            case .disk, .all: self = fromSharedTier ? .shared : .disk
+            case .none: self = .network
+            }
+        }
+    }
 
     private let histograms = Dictionary(uniqueKeysWithValues: ServerMetrics.stages.map { ($0, AtomicCounters(count: Histogram.slots)) })
     /// Requests answered, by status code (100–599; any other is counted as 599).
     private let statuses = AtomicCounters(count: 600)
-    private let results = AtomicCounters(count: ServerMetrics.tiers.count)
+    private let results = AtomicCounters(count: Tier.allCases.count)
     private let bytesIn = Atomic<Int>(0)
     private let bytesOut = Atomic<Int>(0)
     /// Requests being processed, and waiting for a slot (read at render time).
@@ -45,7 +55,7 @@ final class ServerMetrics: WebImageObserver {
             if report.durations.transform > .zero { record(report.durations.transform, in: "transform") }
             if report.source == .network { bytesIn.add(report.byteCount, ordering: .relaxed) }
         case .variantFinished(let report) where report.error == nil:
-            countResult(from: report.cacheType, fromSharedTier: report.isFromSharedTier)
+            results.add(1, at: Tier(report.cacheType, fromSharedTier: report.isFromSharedTier).rawValue)
             if let encode = report.encodeDuration, !report.joinedEncodeUnderWay { record(encode, in: "encode") }
         default:
             break
@@ -55,7 +65,7 @@ final class ServerMetrics: WebImageObserver {
     /// Counts a result answered from a cache tier before any processing slot was taken (the manager
     /// reports no load for it).
     func recordCachedResult(_ variant: ImageVariant) {
-        countResult(from: variant.cacheType, fromSharedTier: variant.isFromSharedTier)
+        results.add(1, at: Tier(variant.cacheType, fromSharedTier: variant.isFromSharedTier).rawValue)
     }
 
     /// Counts one answered request.
@@ -65,23 +75,13 @@ final class ServerMetrics: WebImageObserver {
         record(duration, in: "request")
     }
 
-    /// Counts a result under its `tier` label: `memory`, `disk` (this process's), `shared` (Redis), `network`.
-    private func countResult(from cacheType: ImageCacheType, fromSharedTier: Bool) {
-        let tier = switch cacheType {
-        case .memory: "memory"
-        case .disk, .all: fromSharedTier ? "shared" : "disk"
-        case .none: "network"
-        }
-        results.add(1, at: Self.tiers.firstIndex(of: tier)!)
-    }
-
     private func record(_ duration: Duration, in stage: String) {
         guard let histogram = histograms[stage] else { return }
         let seconds = duration.secondsValue
         histogram.add(1, at: Self.buckets.firstIndex { seconds <= $0 } ?? Histogram.overflow)
         histogram.add(1, at: Histogram.count)
-        let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-        histogram.add(Int(clamping: max(nanoseconds, 0)), at: Histogram.sumNanoseconds)
+        // Clamped: a negative or absurd duration must not trap (Int's overflow) or wrap the sum.
+        histogram.add(seconds.isFinite ? Int(min(max(seconds * 1e9, 0), 1e15)) : 0, at: Histogram.sumNanoseconds)
     }
 
     /// The Prometheus text exposition; with `shared`, each shared tier's counters and breaker state.
@@ -96,8 +96,8 @@ final class ServerMetrics: WebImageObserver {
             if count > 0 { lines.append("webimage_http_requests_total{code=\"\(status)\"} \(count)") }
         }
         family("webimage_results_total", "counter", "Images served, by the tier their bytes came from.")
-        for (index, tier) in Self.tiers.enumerated() {
-            lines.append("webimage_results_total{tier=\"\(tier)\"} \(results.value(at: index))")
+        for tier in Tier.allCases {
+            lines.append("webimage_results_total{tier=\"\(tier)\"} \(results.value(at: tier.rawValue))")
         }
         family("webimage_source_bytes_total", "counter", "Bytes downloaded from sources.")
         lines.append("webimage_source_bytes_total \(bytesIn.load(ordering: .relaxed))")
