@@ -40,6 +40,8 @@ public actor DiskCache {
     /// Access times recorded by ``readWithoutWaiting(forKey:)`` off the actor, by file name, applied to
     /// the index before anything reads its access times (LRU eviction, sweeps).
     private nonisolated let recentAccesses = Mutex<[String: Double]>([:])
+    /// Entries kept open after a hit, by key (``ImageCacheConfig/maxOpenDiskFiles``).
+    nonisolated let openFiles: DiskOpenFiles
     /// The start-up sweep, which `init` cannot run itself (it is isolated to the actor).
     private nonisolated let startUp = BackgroundTasks()
 
@@ -64,6 +66,7 @@ public actor DiskCache {
         self.config = config
         let path = directory.path
         self.directoryPath = path
+        self.openFiles = DiskOpenFiles(capacity: config.maxOpenDiskFiles)
         try Self.makeDirectory(path)
         let listing = try DiskFile.list(path)
         var index = DiskCacheIndex()
@@ -132,20 +135,39 @@ public actor DiskCache {
     /// entry or none, and its metadata is read from the same open file, so it belongs to those bytes
     /// (a sidecar, where the file system has no extended attributes, is read after them). The access
     /// time is recorded in the index before the next eviction or sweep, and on the file unless the
-    /// file's own is less than a minute old (a hot entry is not written on every read).
+    /// file's own is less than a minute old (a hot entry is not written on every read). The entry is
+    /// then kept open (up to ``ImageCacheConfig/maxOpenDiskFiles``), so the next hit of the same key
+    /// is an `fstat` and a `pread`: no path lookup, no hashing of the key, metadata already decoded.
     /// - Throws: ``DiskCacheError/readFailed(path:errno:)`` when the file exists but cannot be read.
     public nonisolated func readWithoutWaiting(forKey key: String) throws(DiskCacheError) -> (data: Data, metadata: DiskCacheMetadata?)? {
         guard !key.isEmpty else { return nil }
+        if let file = openFiles.file(forKey: key) {
+            if let data = DiskFile.read(file) {
+                recordAccess(name: file.name)
+                return (data, file.metadata)
+            }
+            openFiles.discard(file, forKey: key)
+        }
         let name = DiskCacheFileName.make(forKey: key)
-        if let hit = try readWithoutWaiting(name: name) { return hit }
-        return try DiskCacheFileName.withoutExtension(name).flatMap { name throws(DiskCacheError) in try readWithoutWaiting(name: name) }
+        if let hit = try readWithoutWaiting(name: name, key: key) { return hit }
+        return try DiskCacheFileName.withoutExtension(name).flatMap { name throws(DiskCacheError) in try readWithoutWaiting(name: name, key: key) }
     }
 
-    private nonisolated func readWithoutWaiting(name: String) throws(DiskCacheError) -> (data: Data, metadata: DiskCacheMetadata?)? {
-        guard let entry = try DiskFile.readEntry(directoryPath + "/" + name) else { return nil }
+    /// Opens and reads the entry `name` for `key`, and keeps it open for the next hit (``DiskOpenFiles``).
+    private nonisolated func readWithoutWaiting(name: String, key: String) throws(DiskCacheError) -> (data: Data, metadata: DiskCacheMetadata?)? {
+        let generation = openFiles.generation()
+        guard let entry = try DiskFile.openEntry(directoryPath + "/" + name) else { return nil }
+        recordAccess(name: name)
+        let metadata = entry.metadata.flatMap(DiskCacheMetadata.decoded(from:))
+        let file = OpenDiskFile(descriptor: entry.descriptor, name: name, info: entry.info, metadata: metadata)
+        openFiles.insert(file, forKey: key, opened: generation)
+        return (entry.data, metadata)
+    }
+
+    /// Notes a hit on `name` off the actor, for the index's access times.
+    private nonisolated func recordAccess(name: String) {
         let now = Self.now()
         recentAccesses.withLock { $0[name] = now }
-        return (entry.data, entry.metadata.flatMap(DiskCacheMetadata.decoded(from:)))
     }
 
     /// Applies the access times ``readWithoutWaiting(forKey:)`` recorded.
@@ -193,6 +215,7 @@ public actor DiskCache {
             guard try recreateDirectory() else { throw error }
             size = try DiskFile.write(data, to: path, metadata: encoded, durability: config.diskWriteDurability, replacing: false)
         }
+        openFiles.invalidate(name: name)   // after the rename: a reader opening the name now gets the new file
         let now = Self.now()
         indexedBytes += size - (index[name]?.allocatedBytes ?? 0)
         index[name] = Entry(allocatedBytes: size, accessTime: now, modificationTime: now)
@@ -232,6 +255,7 @@ public actor DiskCache {
         }
         index.removeAll()
         indexedBytes = 0
+        openFiles.invalidateAll()
     }
 
     /// The bytes the entries occupy on disk, from the index (no system call).
@@ -333,6 +357,7 @@ public actor DiskCache {
         if created {
             index.removeAll()
             indexedBytes = 0
+            openFiles.invalidateAll()
         }
         return created
     }
@@ -383,8 +408,10 @@ public actor DiskCache {
         #endif
     }
 
+    /// Drops `name` from the index and closes it if it was kept open (its file is gone or going).
     private func forget(_ name: String) {
         if let entry = index.removeValue(forKey: name) { indexedBytes -= entry.allocatedBytes }
+        openFiles.invalidate(name: name)
     }
 
     private func date(of entry: Entry) -> Double {

@@ -79,20 +79,54 @@ enum DiskFile {
 
     /// What a byte-level hit needs from one entry, read through one open file: its bytes, its
     /// metadata (the extended attribute read on the descriptor, no second path lookup; the sidecar
-    /// only where the attribute is missing), and its access time recorded, but only when the file's
-    /// own is older than ``accessTimeGranularity`` (like the `relatime` mount option: a hot entry
-    /// read a thousand times a second is not written a thousand times).
-    static func readEntry(_ path: String) throws(DiskCacheError) -> (data: Data, metadata: Data?)? {
+    /// only where the attribute is missing), and its access time recorded (``recordAccess(_:_:)``).
+    /// The descriptor is left open for the caller, who closes it or keeps it (``OpenDiskFile``).
+    static func openEntry(_ path: String) throws(DiskCacheError) -> (descriptor: Int32, data: Data, info: stat, metadata: Data?)? {
         guard let fd = try openForReading(path) else { return nil }
-        defer { close(fd) }
-        let (data, info) = try readAll(fd, path: path)
-        let accessed = Double(info.st_atim.tv_sec) + Double(info.st_atim.tv_nsec) / 1e9
-        if Date().timeIntervalSince1970 - accessed > accessTimeGranularity { _ = wi_touch_access_time_fd(fd) }
+        let data: Data, info: stat
+        do {
+            (data, info) = try readAll(fd, path: path)
+        } catch {
+            close(fd)
+            throw error
+        }
+        recordAccess(fd, info)
         let metadata = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer -> Data? in
             let length = wi_fgetxattr(fd, metadataAttribute, buffer.baseAddress, buffer.count)
             return length >= 0 ? Data(buffer[..<length]) : nil
         }
-        return (data, metadata ?? self.metadata(of: path))
+        return (fd, data, info, metadata ?? self.metadata(of: path))
+    }
+
+    /// The bytes of an entry kept open, read again with `pread`, or `nil` when the descriptor no
+    /// longer holds the entry (``OpenDiskFile/isCurrent(_:)``) or cannot be read: the caller then
+    /// drops it and opens the file by its name, which reports a real failure.
+    static func read(_ file: OpenDiskFile) -> Data? {
+        var info = stat()
+        guard fstat(file.descriptor, &info) == 0, file.isCurrent(info) else { return nil }
+        guard file.size > 0 else { return Data() }
+        guard let buffer = malloc(file.size) else { return nil }
+        var total = 0
+        while total < file.size {
+            let count = pread(file.descriptor, buffer + total, file.size - total, off_t(total))
+            if count < 0 && Glibc.errno == EINTR { continue }
+            if count <= 0 { break }
+            total += count
+        }
+        guard total == file.size else {
+            free(buffer)
+            return nil
+        }
+        recordAccess(file.descriptor, info)
+        return Data(bytesNoCopy: buffer, count: total, deallocator: .free)
+    }
+
+    /// Writes the access time on the file, but only when its own is older than
+    /// ``accessTimeGranularity`` (like the `relatime` mount option: a hot entry read a thousand times
+    /// a second is not written a thousand times).
+    private static func recordAccess(_ fd: Int32, _ info: stat) {
+        let accessed = Double(info.st_atim.tv_sec) + Double(info.st_atim.tv_nsec) / 1e9
+        if Date().timeIntervalSince1970 - accessed > accessTimeGranularity { _ = wi_touch_access_time_fd(fd) }
     }
 
     /// Access times closer together than this (seconds) are not written to the file again.
@@ -107,27 +141,26 @@ enum DiskFile {
         return fd
     }
 
+    /// The whole content of the open file, read into memory that is not zeroed first.
     private static func readAll(_ fd: Int32, path: String) throws(DiskCacheError) -> (data: Data, info: stat) {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .readFailed(path: path, errno: Glibc.errno) }
-        var data = Data(count: Int(info.st_size))
-        var failure: Int32 = 0
+        let size = Int(info.st_size)
+        guard size > 0 else { return (Data(), info) }
+        guard let buffer = malloc(size) else { throw .readFailed(path: path, errno: ENOMEM) }
         var total = 0
-        data.withUnsafeMutableBytes { buffer in
-            while total < buffer.count {
-                let count = Glibc.read(fd, buffer.baseAddress! + total, buffer.count - total)
-                if count < 0 {
-                    if Glibc.errno == EINTR { continue }
-                    failure = Glibc.errno
-                    return
-                }
-                if count == 0 { break }
-                total += count
+        while total < size {
+            let count = Glibc.read(fd, buffer + total, size - total)
+            if count < 0 {
+                if Glibc.errno == EINTR { continue }
+                let failure = Glibc.errno
+                free(buffer)
+                throw .readFailed(path: path, errno: failure)
             }
+            if count == 0 { break }   // shrank while reading
+            total += count
         }
-        guard failure == 0 else { throw .readFailed(path: path, errno: failure) }
-        if total < data.count { data.count = total }   // shrank while reading
-        return (data, info)
+        return (Data(bytesNoCopy: buffer, count: total, deallocator: .free), info)
     }
 
     /// The metadata bytes stored with `path`, from its extended attribute or its sidecar.

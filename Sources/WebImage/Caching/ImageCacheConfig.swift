@@ -57,6 +57,13 @@ public struct ImageCacheConfig: Sendable {
     /// The folder under which each namespace gets its directory; `nil` (the default) means
     /// `$XDG_CACHE_HOME/WebImage`, or `~/.cache/WebImage`.
     public var diskCacheDirectory: URL?
+    /// How many disk entries stay open after a hit, so that the next hit of the same key reads its
+    /// open file (an `fstat` and a `pread`) instead of opening it again; 0 keeps none open. Default
+    /// 128, and never more than an eighth of the process's open-file limit (`RLIMIT_NOFILE`). Each
+    /// hit checks the open file, so an entry replaced or removed by another process is not served;
+    /// the disk space of a file removed by another process is freed when this cache notices (its
+    /// next hit of that key, a store, a sweep) or drops the file to make room.
+    public var maxOpenDiskFiles: Int
     /// Read-only folders searched (by the same file names) when the cache misses, such as images
     /// shipped with an application; default none.
     public var additionalReadPaths: [URL]
@@ -67,7 +74,7 @@ public struct ImageCacheConfig: Sendable {
         memoryTimeToLive: Duration? = nil, shouldCacheImagesInMemory: Bool = true, shouldUseWeakMemoryCache: Bool = true,
         maxDiskAge: TimeInterval = 7 * 24 * 60 * 60, maxDiskSize: Int = 0, diskExpireType: DiskExpireType = .modificationDate,
         diskWriteDurability: DiskWriteDurability = .atomic, diskSweepInterval: Duration? = .seconds(600),
-        diskCacheDirectory: URL? = nil, additionalReadPaths: [URL] = []
+        diskCacheDirectory: URL? = nil, maxOpenDiskFiles: Int = 128, additionalReadPaths: [URL] = []
     ) {
         self.maxMemoryCost = maxMemoryCost
         self.maxMemoryCount = maxMemoryCount
@@ -80,6 +87,7 @@ public struct ImageCacheConfig: Sendable {
         self.diskWriteDurability = diskWriteDurability
         self.diskSweepInterval = diskSweepInterval
         self.diskCacheDirectory = diskCacheDirectory
+        self.maxOpenDiskFiles = maxOpenDiskFiles
         self.additionalReadPaths = additionalReadPaths
     }
 
