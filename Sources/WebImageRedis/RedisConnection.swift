@@ -20,6 +20,8 @@ final class RedisConnection {
     private let connectTimeout: Duration
     private let commandTimeout: Duration
     private var context: UnsafeMutablePointer<redisContext>?
+    /// Whether the last reply came within ``replySpin`` (``awaitReply(_:)`` spins only then).
+    private(set) var repliesComeFast = true
 
     init(endpoint: RedisEndpoint, connectTimeout: Duration, commandTimeout: Duration) {
         self.endpoint = endpoint
@@ -53,6 +55,8 @@ final class RedisConnection {
             }
             guard appended == REDIS_OK else { throw failure(context) }
         }
+        try flush(context)
+        awaitReply(context)
         var replies: [RedisReply] = []
         replies.reserveCapacity(commands.count)
         for _ in commands {
@@ -64,6 +68,34 @@ final class RedisConnection {
         }
         return replies
     }
+
+    /// Writes the pipeline out (what `redisGetReply` would do first), so that the wait for the reply
+    /// can be timed and spun.
+    private func flush(_ context: UnsafeMutablePointer<redisContext>) throws(RedisError) {
+        var done: Int32 = 0
+        repeat {
+            guard redisBufferWrite(context, &done) == REDIS_OK else { throw failure(context) }
+        } while done == 0
+    }
+
+    /// Waits for the first reply's bytes by polling the socket (yielding the core each turn) for up
+    /// to ``replySpin`` before `redisGetReply` blocks in `read`, but only while the replies of this
+    /// connection come that fast: a reply from a Redis on this host or a fast network arrives in
+    /// tens of microseconds, and a thread that slept for it is woken by an interrupt, which costs
+    /// 20–30 µs on a virtual machine whose idle core has halted (`perf sched timehist`: a bare
+    /// hiredis loop waited 23 µs to be scheduled after every reply). A Redis farther away than the
+    /// spin never makes it spin again until a reply comes fast.
+    private func awaitReply(_ context: UnsafeMutablePointer<redisContext>) {
+        let start = ContinuousClock.now
+        defer { repliesComeFast = ContinuousClock.now - start <= Self.replySpin }
+        guard repliesComeFast else { return }
+        var socket = pollfd(fd: context.pointee.fd, events: Int16(POLLIN), revents: 0)
+        let deadline = start + Self.replySpin
+        while poll(&socket, 1, 0) == 0 && ContinuousClock.now < deadline { sched_yield() }
+    }
+
+    /// The longest ``awaitReply(_:)`` spins.
+    static let replySpin: Duration = .microseconds(100)
 
     private func open() throws(RedisError) {
         let name = "\(endpoint)"

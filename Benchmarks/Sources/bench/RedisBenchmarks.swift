@@ -39,14 +39,24 @@ enum RedisBenchmarks {
             if !ready { usleep(10_000) }
         }
         guard ready else { throw BenchError("redis-server did not start on port \(port)") }
-        var rows = try await hitRows(port: port, cli: cli, benchmark: benchmark, iterations: iterations)
+        var rows: [Row] = []
+        if let placement = CorePlacement(server: server.processIdentifier) {
+            try placement.separate()
+            rows += try await hitRows(port: port, cli: cli, benchmark: benchmark, iterations: iterations, placement: placement.label)
+            try placement.restore()
+            rows += try await hitRows(port: port, cli: cli, benchmark: benchmark, iterations: iterations, placement: nil)
+        } else {
+            rows += try await hitRows(port: port, cli: cli, benchmark: benchmark, iterations: iterations, placement: nil)
+        }
         if ProcessInfo.processInfo.environment["BENCH_REDIS_FLEET"] != "0" { rows += try fleetRows(port: port, cli: cli, work: directory) }
         return rows
     }
 
     // MARK: - A hit
 
-    private static func hitRows(port: Int, cli: String, benchmark: String, iterations: Int) async throws -> [Row] {
+    /// The hit rows. `placement` names how the processes were placed on cores (the rows with the
+    /// goal); `nil`: left to the scheduler, one row without a goal.
+    private static func hitRows(port: Int, cli: String, benchmark: String, iterations: Int, placement: String?) async throws -> [Row] {
         let source = try Data(contentsOf: packageRoot.appendingPathComponent("Samples/mandelbrot.jpg"))
         let image = try CoderRegistry.shared.decode(source)
         let bytes = try CoderRegistry.shared.encode(image, as: .jpeg, options: EncodeOptions(compressionQuality: 0.9))
@@ -73,6 +83,13 @@ enum RedisBenchmarks {
             if redis_baseline_get_loop("127.0.0.1", Int32(port), redisKey, Int32(count), length) < 0 { failed = true }
         }
         guard !failed else { throw BenchError("the hiredis loop failed") }
+        let name = "Redis hit via loadVariant, \(bytes.count / 1000) KB JPEG (\(length) B value) x\(count)"
+        guard let placement else {
+            await manager.shutdown()
+            return [Row(name: name + ", placed by the scheduler", ours: times.ours, reference: "bare hiredis GET loop in C x\(count)",
+                        referenceValue: times.reference, goal: nil,
+                        note: "the C loop takes 17-25 us a GET when the scheduler puts it on redis-server's core, about 54 us when not")]
+        }
         // The tier alone (no manager, no key computing): how much of the hit is the hop to a
         // connection thread and back.
         let tierTimes = try await interleavedAsync(iterations: iterations) {
@@ -91,13 +108,13 @@ enum RedisBenchmarks {
         let csv = try Measure.run(benchmark, ["-p", "\(port)", "-t", "set,get", "-d", "\(length)", "-n", "\(count * 10)", "-c", "1", "--csv"]).output
         let getLine = csv.split(separator: "\n").first { $0.hasPrefix("\"GET\"") }
         let rate = getLine.flatMap { Double($0.split(separator: ",")[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) }
-        let name = "Redis hit via loadVariant, \(bytes.count / 1000) KB JPEG (\(length) B value) x\(count)"
-        var rows = [Row(name: name, ours: times.ours, reference: "bare hiredis GET loop in C x\(count)", referenceValue: times.reference, goal: 0.8)]
+        var rows = [Row(name: name + ", " + placement, ours: times.ours, reference: "bare hiredis GET loop in C x\(count)",
+                        referenceValue: times.reference, goal: 0.8)]
         rows.append(Row(name: "RedisTier.value alone (no manager), same value x\(count)", ours: tierTimes.ours,
                         reference: "bare hiredis GET loop in C x\(count)", referenceValue: tierTimes.reference, goal: nil))
         rows.append(Row(name: "RedisImageCache.cachedData (no manager), same value x\(count)", ours: cacheTimes.ours,
                         reference: "bare hiredis GET loop in C x\(count)", referenceValue: cacheTimes.reference, goal: nil))
-        rows.append(Row(name: name, ours: times.ours, reference: "redis-benchmark -t get -d \(length) -c 1 (x\(count))",
+        rows.append(Row(name: name + ", " + placement, ours: times.ours, reference: "redis-benchmark -t get -d \(length) -c 1 (x\(count))",
                         referenceValue: rate.map { Double(count) / $0 * 1000 }, goal: 0.8, note: "redis-benchmark printed no GET rate"))
         await manager.shutdown()
         return rows

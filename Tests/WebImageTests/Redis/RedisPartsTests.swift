@@ -109,4 +109,44 @@ import Synchronization
         let full = JobQueue(limit: 1, spin: .zero)
         #expect(full.push(job(1)) && !full.push(job(1)), "past its limit a queue refuses")
     }
+
+    /// A push while a worker spins is left to it: no signal, so no sleeping worker is woken to race for it.
+    @Test func aJobPushedWhileAWorkerSpinsWakesNoSleeper() async throws {
+        let queue = JobQueue(limit: 4, spin: .seconds(30))
+        let taken = Atomic<Int>(0)
+        let worker = Thread {
+            while let job = queue.pop() { taken.add(1, ordering: .releasing); job.complete(.success([])) }
+        }
+        worker.start()
+        func job() -> Job { Job(commands: [], deadline: .now + .seconds(60)) { _ in } }
+        try await Task.sleep(for: .milliseconds(100))   // the worker found nothing and spins (for 30 s at most)
+        for expected in 1...3 {
+            #expect(queue.push(job()))
+            var waited = 0
+            while taken.load(ordering: .acquiring) < expected && waited < 500 { try await Task.sleep(for: .milliseconds(10)); waited += 1 }
+        }
+        #expect(taken.load(ordering: .acquiring) == 3)
+        #expect(queue.signals.load(ordering: .relaxed) == 0, "every job was taken by the spinning worker, unsignalled")
+        queue.close()
+        let sleeping = JobQueue(limit: 4, spin: .zero)
+        #expect(sleeping.push(job()))
+        #expect(sleeping.signals.load(ordering: .relaxed) == 1, "without a spinning worker a push signals")
+        sleeping.close()
+    }
+
+    /// A connection waits for a reply by spinning only while replies come within the spin: one that took
+    /// 50 ms (BLPOP's timeout on an empty list) turns it off.
+    @Test func aSlowReplyStopsTheConnectionSpinning() async throws {
+        let server = try await RedisServerProcess()
+        let connection = RedisConnection(endpoint: server.endpoint, connectTimeout: .seconds(2), commandTimeout: .seconds(5))
+        #expect(connection.repliesComeFast, "a new connection spins for its first reply")
+        let replies = try connection.run([[Data("BLPOP".utf8), Data("no-such-list".utf8), Data("0.05".utf8)]])
+        #expect(replies.count == 1 && replies[0].errorText == nil)
+        #expect(!connection.repliesComeFast, "a reply later than the spin turns it off")
+        guard case .status(let pong) = try connection.run([[Data("PING".utf8)]])[0] else {
+            Issue.record("PING answered something other than a status")
+            return
+        }
+        #expect(pong == "PONG")
+    }
 }
