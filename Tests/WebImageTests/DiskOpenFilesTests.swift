@@ -78,6 +78,21 @@ import Testing
         #expect(cache.openFiles.count == 0 && openDescriptors(in: directory) == 0, "the unlinked file's descriptor is closed, freeing its space")
     }
 
+    @Test func aSweepClosesTheFilesAnotherProcessRemoved() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = try makeCache(directory)
+        for key in ["kept", "removed"] {
+            try await cache.store(Data(repeating: 2, count: 100), forKey: key)
+            _ = try cache.readWithoutWaiting(forKey: key)
+        }
+        #expect(unlink(cache.path(forKey: "removed")) == 0)
+        #expect(openDescriptors(in: directory) == 2, "the unlinked file is still open, its space still taken")
+        await cache.removeExpiredData()
+        #expect(cache.openFiles.file(forKey: "removed") == nil && cache.openFiles.file(forKey: "kept") != nil)
+        #expect(openDescriptors(in: directory) == 1)
+    }
+
     @Test func removingEvictingAndEmptyingCloseTheDescriptors() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -279,6 +279,7 @@ public actor DiskCache {
             }
             index = fresh
             indexedBytes = total
+            openFiles.invalidate { fresh[$0] == nil }   // files another process removed: their space comes back now
             Self.removeLeftovers(in: directoryPath, listing: listing, index: fresh, temporaryGrace: 60)
         }
         var report = DiskCacheSweepReport(expiredCount: 0, evictedCount: 0, removedBytes: 0, remainingCount: 0, remainingBytes: 0)

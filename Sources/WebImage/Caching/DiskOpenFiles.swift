@@ -95,6 +95,20 @@ final class DiskOpenFiles: Sendable {
         withExtendedLifetime(dropped) {}
     }
 
+    /// Drops every entry whose file name `isGone` says is gone (a sweep found the directory without it).
+    func invalidate(where isGone: (String) -> Bool) {
+        guard capacity > 0 else { return }
+        let dropped = state.withLock { state -> [OpenDiskFile] in
+            let gone = state.keysByName.keys.filter(isGone)
+            guard !gone.isEmpty else { return [] }
+            state.generation &+= 1
+            return gone.flatMap { name in
+                (state.keysByName.removeValue(forKey: name) ?? []).compactMap { state.files.removeValue(forKey: $0) }
+            }
+        }
+        withExtendedLifetime(dropped) {}
+    }
+
     /// Drops every entry (the cache was emptied, or its directory made again).
     func invalidateAll() {
         guard capacity > 0 else { return }
