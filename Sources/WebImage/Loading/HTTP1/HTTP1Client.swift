@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// - **Deadlines**: connect, send and every read are bounded by the exchange's deadline and by the
 ///   time allowed between two reads (`poll`), so a server that stalls or trickles is cut.
-/// - **Cancellation**: ``HTTP1Cancellation`` shuts the socket down, which ends the worker's call.
+/// - **Cancellation**: ``HTTP1Cancellation`` shuts the socket down, which ends the worker's call,
+///   connecting included (not a name lookup: `getaddrinfo` cannot be interrupted).
 /// - **Connections**: kept alive and reused per host and port (at most ``maxIdlePerHost`` idle per
 ///   host and ``maxIdle`` in all, none idle longer than ``idleLifetime``: older ones are closed when
 ///   the pool is next used); a reused connection that the server had closed meanwhile (nothing of an
@@ -82,7 +83,7 @@ package final class HTTP1Client: Sendable {
             if let reused {
                 fd = reused
             } else {
-                switch Self.connect(host: host, port: port, deadline: deadline) {
+                switch Self.connect(host: host, port: port, deadline: deadline, cancellation: cancellation) {
                 case .success(let socket): fd = socket
                 case .failure(let error): return .failure(error)
                 }
@@ -171,8 +172,12 @@ package final class HTTP1Client: Sendable {
         return Data(head.utf8) + (request.body ?? Data())
     }
 
-    /// A connected, non-blocking TCP socket to `host:port` (every address `getaddrinfo` gives, in order).
-    private static func connect(host: String, port: Int, deadline: ContinuousClock.Instant) -> Result<Int32, HTTP1Error> {
+    /// A connected, non-blocking TCP socket to `host:port` (every address `getaddrinfo` gives, in order),
+    /// adopted by `cancellation` from its creation: a cancel shuts a connect in progress down, which
+    /// ends the wait for it at once (a server that drops SYNs would otherwise hold the worker until
+    /// the deadline). `getaddrinfo` itself cannot be interrupted: a name lookup runs to its end.
+    private static func connect(host: String, port: Int, deadline: ContinuousClock.Instant,
+                                cancellation: HTTP1Cancellation) -> Result<Int32, HTTP1Error> {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
@@ -184,12 +189,22 @@ package final class HTTP1Client: Sendable {
             entry = address.pointee.ai_next
             let fd = socket(address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { continue }
+            guard cancellation.adopt(fd) else {
+                close(fd)
+                return .failure(.cancelled)
+            }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             if Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return .success(fd) }
             if errno == EINPROGRESS {
                 var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                if poll(&poller, 1, (deadline - .now).pollMilliseconds) == 1 {
+                let ready = poll(&poller, 1, (deadline - .now).pollMilliseconds)
+                if cancellation.isCancelled {
+                    cancellation.release()
+                    close(fd)
+                    return .failure(.cancelled)
+                }
+                if ready == 1 {
                     var error: Int32 = 0
                     var length = socklen_t(MemoryLayout<Int32>.size)
                     getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
@@ -201,6 +216,7 @@ package final class HTTP1Client: Sendable {
             } else {
                 lastError = .cannotConnect(String(cString: strerror(errno)))
             }
+            cancellation.release()
             close(fd)
         }
         return .failure(lastError)
