@@ -17,6 +17,35 @@ import Testing
         server.route("/a.png", TestResponse(headers: [("Content-Type", "image/png")], body: body))
     }
 
+    /// The own client applies the source-address policy to the address it connects to, after its own
+    /// name lookup (what closes DNS rebinding for `http://` sources): loopback under `publicOnly` is
+    /// refused before anything is sent, by address and by name.
+    @Test func theOwnClientChecksTheAddressItConnectsTo() async throws {
+        defer { server.stop() }
+        /// The exchange's error, `nil` when it succeeded.
+        func exchange(_ url: URL, _ policy: SourceAddressPolicy) async -> HTTP1Error? {
+            await withCheckedContinuation { continuation in
+                HTTP1Client.shared.run {
+                    let result = HTTP1Client.shared.exchange(
+                        HTTP1Client.Request(method: "GET", url: url, headers: []), deadline: .now + .seconds(30), addressPolicy: policy,
+                        cancellation: HTTP1Cancellation(), onHead: { _ in true }, onBody: { _ in true })
+                    if case .failure(let error) = result { continuation.resume(returning: error) } else { continuation.resume(returning: nil) }
+                }
+            }
+        }
+        let byAddress = server.url("/a.png?refused")
+        #expect(await exchange(byAddress, .publicOnly) == .addressRefused(address: "127.0.0.1", reason: "loopback"))
+        var byName = URLComponents(url: byAddress, resolvingAgainstBaseURL: false)!
+        byName.host = "localhost"
+        guard case .addressRefused(_, "loopback") = await exchange(byName.url!, .publicOnly) else {
+            Issue.record("localhost was not refused as loopback")
+            return
+        }
+        #expect(server.requests(for: "/a.png").isEmpty, "nothing was sent to a refused address")
+        #expect(await exchange(server.url("/a.png?allowed"), .standard) == nil)
+        #expect(server.requests(for: "/a.png").count == 1)
+    }
+
     /// URLSession (libcurl) always sends `Accept-Encoding`; the own client never does.
     @Test func httpSourcesGoThroughTheOwnClientUnlessURLSessionIsChosen() async throws {
         defer { server.stop() }

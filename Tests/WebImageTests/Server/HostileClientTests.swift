@@ -4,8 +4,8 @@ import Testing
 
 /// Clients that misbehave, against a real server on 127.0.0.1 (bounded in time and count): each is
 /// cut off or answered with an error, and the server goes on answering everyone else. The raw
-/// sockets block, so their calls run on a dispatch thread, never on Swift's cooperative pool (whose
-/// two threads here also run the server's requests).
+/// sockets block, so their calls run on a thread of their own, never on Swift's cooperative pool
+/// (whose two threads here also run the server's requests).
 @Suite struct HostileClientTests {
     /// A raw TCP connection to the server.
     final class RawConnection: @unchecked Sendable {
@@ -32,20 +32,23 @@ import Testing
 
         deinit { close(fd) }
 
-        /// Sends what it can (the server may close first), on a dispatch thread; returns the bytes sent.
+        /// Sends what it can (the server may close first), on a thread of its own; returns the bytes sent.
         @discardableResult
         func send(_ text: String) async -> Int {
             await offPool { self.sendBlocking(text) }
         }
 
-        /// What the server sends until it closes or 5 s pass, read on a dispatch thread.
+        /// What the server sends until it closes or 5 s pass, read on a thread of its own.
         func readAll() async -> (text: String, closed: Bool) {
             await offPool { self.readAllBlocking() }
         }
 
+        /// Runs a blocking call on a thread of its own: `DispatchQueue.global()`'s threads are as many
+        /// as the cores and shared by the whole parallel suite, so a call queued there could start
+        /// seconds late (a first run after a build once measured a 1 s idle cut-off as over 4 s).
         private func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
             await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: work()) }
+                Thread { continuation.resume(returning: work()) }.start()
             }
         }
 

@@ -71,7 +71,8 @@ final class PlainDownloadTask: DownloadTransportTask {
         var next = Next.stop
         let exchange = HTTP1Client.Request(method: request.httpMethod ?? "GET", url: url, headers: Self.fields(of: request))
         let outcome = HTTP1Client.shared.exchange(
-            exchange, deadline: .now + config.downloadTimeout + .seconds(5), readTimeout: config.idleTimeout, cancellation: cancellation,
+            exchange, deadline: .now + config.downloadTimeout + .seconds(5), readTimeout: config.idleTimeout,
+            addressPolicy: config.sourceAddressPolicy, cancellation: cancellation,
             onHead: { head in
                 next = route(head, for: request, url: url)
                 if case .body = next { return true }
@@ -106,6 +107,9 @@ final class PlainDownloadTask: DownloadTransportTask {
         case .body, .stop:
             switch outcome {
             case .success: complete(nil)
+            case .failure(.addressRefused(let address, let reason)):
+                guard detach() else { return }
+                operation.fail(.sourceRefused(address: address, reason: reason, url: operation.url))
             case .failure(let error): complete(Self.urlError(for: error))
             }
         }
@@ -180,6 +184,7 @@ final class PlainDownloadTask: DownloadTransportTask {
         case .connectionLost: URLError(.networkConnectionLost)
         case .malformed: URLError(.badServerResponse)
         case .cancelled: URLError(.cancelled)
+        case .addressRefused: URLError(.cannotConnectToHost)
         }
     }
 }

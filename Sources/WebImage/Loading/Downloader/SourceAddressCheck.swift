@@ -6,6 +6,11 @@ import Foundation
 /// the resolver's own time-outs), so it runs on a concurrent dispatch queue of its own: never on a
 /// thread of Swift's cooperative pool, never on the launch or delegate queues other downloads need.
 /// A name that does not resolve is let through: the connection then fails with URLSession's own error.
+///
+/// The connection resolves the name again. The own HTTP/1.1 client (`http://` sources) checks the
+/// address it connects to as well (``HTTP1Client``), so a name whose answer changes between the two
+/// lookups (DNS rebinding) cannot lead it to a refused address; URLSession (`https://`) resolves
+/// inside libcurl, out of reach: there the check here is the only one.
 enum SourceAddressCheck {
     private static let resolverQueue = DispatchQueue(label: "WebImage.Downloader.resolve", attributes: .concurrent)
 
@@ -36,19 +41,7 @@ enum SourceAddressCheck {
         var addresses: [IPAddress] = []
         var next = list
         while let info = next {
-            if let socketAddress = info.pointee.ai_addr {
-                switch info.pointee.ai_family {
-                case AF_INET:
-                    socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
-                        addresses.append(IPAddress(ipv4: withUnsafeBytes(of: $0.pointee.sin_addr.s_addr) { Array($0) }))
-                    }
-                case AF_INET6:
-                    socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                        addresses.append(IPAddress(ipv6: withUnsafeBytes(of: $0.pointee.sin6_addr) { Array($0) }))
-                    }
-                default: break
-                }
-            }
+            if let socketAddress = info.pointee.ai_addr, let address = IPAddress(socketAddress) { addresses.append(address) }
             next = info.pointee.ai_next
         }
         return addresses

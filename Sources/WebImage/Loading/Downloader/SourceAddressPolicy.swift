@@ -8,10 +8,12 @@ import Foundation
 /// A refused load fails with ``WebImageError/sourceRefused(address:url:)``, which never puts the URL
 /// on the failed-URL blocklist (the policy, not the URL, decided).
 ///
-/// What it cannot close alone: the host name is resolved twice, once here and once by URLSession
-/// when it connects, so a DNS server that answers differently the second time (DNS rebinding) can
-/// still steer the connection. Deployments that fetch untrusted URLs close that gap below the
-/// process: an egress firewall or proxy that refuses the same ranges (see the README).
+/// The host name is resolved twice, once for this check and once by the connection. The own
+/// HTTP/1.1 client (`http://` sources) applies the policy again to the addresses it connects to, so
+/// a DNS server that answers differently the second time (DNS rebinding) cannot steer it. URLSession
+/// (`https://`) resolves inside libcurl, where no check can reach: deployments that fetch untrusted
+/// `https://` URLs close that gap below the process, with an egress firewall or proxy that refuses
+/// the same ranges (see the README).
 public enum SourceAddressPolicy: Sendable, Hashable {
     /// Connect anywhere.
     case unrestricted
@@ -59,6 +61,22 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     init(ipv4 bytes: [UInt8]) {
         self.bytes = bytes
+    }
+
+    /// The address of a socket address `getaddrinfo` gave (`AF_INET` or `AF_INET6`); `nil` for another family.
+    init?(_ socketAddress: UnsafePointer<sockaddr>) {
+        switch Int32(socketAddress.pointee.sa_family) {
+        case AF_INET:
+            self.init(ipv4: socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                withUnsafeBytes(of: $0.pointee.sin_addr.s_addr) { Array($0) }
+            })
+        case AF_INET6:
+            self.init(ipv6: socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                withUnsafeBytes(of: $0.pointee.sin6_addr) { Array($0) }
+            })
+        default:
+            return nil
+        }
     }
 
     init(ipv6 bytes: [UInt8]) {

@@ -71,7 +71,11 @@ package final class HTTP1Client: Sendable {
     /// Sends `request` and reads its answer, blocking the calling thread (a worker's: ``run(_:)``).
     /// `onHead` gets the final head (false: read no body); `onBody` each piece of the body as it
     /// arrives (false: read no more). Either refusal closes the connection.
+    /// `addressPolicy` (default unrestricted) is applied to every address a new connection is made
+    /// to, after the name lookup that connection uses: ``HTTP1Error/addressRefused(address:reason:)``
+    /// when it refuses one, before anything is sent.
     package func exchange(_ request: Request, deadline: ContinuousClock.Instant, readTimeout: Duration? = nil,
+                          addressPolicy: SourceAddressPolicy = .unrestricted,
                           cancellation: HTTP1Cancellation, onHead: (HTTP1Head) -> Bool, onBody: (Data) -> Bool) -> Result<Void, HTTP1Error> {
         guard let host = request.url.host, !host.isEmpty else { return .failure(.cannotFindHost("")) }
         let port = request.url.port ?? 80
@@ -83,7 +87,7 @@ package final class HTTP1Client: Sendable {
             if let reused {
                 fd = reused
             } else {
-                switch Self.connect(host: host, port: port, deadline: deadline, cancellation: cancellation) {
+                switch Self.connect(host: host, port: port, deadline: deadline, policy: addressPolicy, cancellation: cancellation) {
                 case .success(let socket): fd = socket
                 case .failure(let error): return .failure(error)
                 }
@@ -176,13 +180,25 @@ package final class HTTP1Client: Sendable {
     /// adopted by `cancellation` from its creation: a cancel shuts a connect in progress down, which
     /// ends the wait for it at once (a server that drops SYNs would otherwise hold the worker until
     /// the deadline). `getaddrinfo` itself cannot be interrupted: a name lookup runs to its end.
-    private static func connect(host: String, port: Int, deadline: ContinuousClock.Instant,
+    ///
+    /// Every address is checked against `policy` before any connect: one it refuses ends the attempt
+    /// (the name answered differently from the lookup ``SourceAddressCheck`` made, or was never
+    /// checked), as imgproxy checks the address its dialer connects to.
+    private static func connect(host: String, port: Int, deadline: ContinuousClock.Instant, policy: SourceAddressPolicy,
                                 cancellation: HTTP1Cancellation) -> Result<Int32, HTTP1Error> {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else { return .failure(.cannotFindHost(host)) }
         defer { freeaddrinfo(list) }
+        if policy != .unrestricted {
+            var checked: UnsafeMutablePointer<addrinfo>? = first
+            while let address = checked {
+                checked = address.pointee.ai_next
+                guard let socketAddress = address.pointee.ai_addr, let ip = IPAddress(socketAddress) else { continue }
+                if let reason = policy.refusal(for: ip) { return .failure(.addressRefused(address: ip.description, reason: reason)) }
+            }
+        }
         var entry: UnsafeMutablePointer<addrinfo>? = first
         var lastError = HTTP1Error.cannotConnect("no address")
         while let address = entry {

@@ -12,6 +12,9 @@ package enum HTTP1Error: Error, Sendable, Equatable {
     case malformed(String)
     /// The caller cancelled the exchange.
     case cancelled
+    /// The host resolved, when connecting, to an address the exchange's ``SourceAddressPolicy``
+    /// refuses (`reason` names its range); nothing was sent.
+    case addressRefused(address: String, reason: String)
 
     /// One line for logs.
     package var reason: String {
@@ -22,6 +25,7 @@ package enum HTTP1Error: Error, Sendable, Equatable {
         case .connectionLost: "networkConnectionLost"
         case .malformed(let reason): "malformed answer: \(reason)"
         case .cancelled: "cancelled"
+        case .addressRefused(let address, let reason): "address \(address) refused (\(reason))"
         }
     }
 }
