@@ -52,18 +52,18 @@ let package = Package(
             providers: [.apt(["liblcms2-dev"])]
         ),
         // C shims: all setjmp/longjmp error handling lives here, never in Swift.
-        .target(name: "CPNG", dependencies: ["CLibPNG"], linkerSettings: [.linkedLibrary("deflate")]),
+        .target(name: "CPNG", dependencies: ["CLibPNG", "CSystemTuning"], linkerSettings: [.linkedLibrary("deflate")]),
         .target(name: "CColor", dependencies: ["CLibLCMS2"], linkerSettings: [.linkedLibrary("z"), .linkedLibrary("deflate")]),
-        .target(name: "CJPEG", dependencies: ["CLibJPEG"]),
+        .target(name: "CJPEG", dependencies: ["CLibJPEG", "CSystemTuning"]),
         .target(name: "CGIF", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CAVIF", dependencies: ["CLibAVIF"], linkerSettings: [.linkedLibrary("avif")]),
         .target(name: "CHEIF", dependencies: ["CLibHEIF"], linkerSettings: [.linkedLibrary("heif")]),
-        .target(name: "CWebP", dependencies: ["CLibWebP"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("webp")]),
+        .target(name: "CWebP", dependencies: ["CLibWebP", "CSystemTuning"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("webp")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
         // glibc's allocator settings (arenas, trimming) and per-thread nice values, real-time class and names, for the server (see MallocTuning.swift, ThreadPoolExecutor.swift, chttp.c).
         .target(name: "CSystemTuning"),
-        .target(name: "CPixels"),
+        .target(name: "CPixels", dependencies: ["CSystemTuning"]),
         .systemLibrary(name: "CLibMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CHTTPServer", dependencies: ["CLibMicroHTTPD", "CSystemTuning"]),
         // hiredis 0.14: its pkg-config file adds -D_FILE_OFFSET_BITS=64, a flag SwiftPM refuses: linked by name.

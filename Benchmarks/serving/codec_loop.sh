@@ -33,10 +33,12 @@ sources=(
     "$package/Sources/CWebP/webp_shim.c"
     "$package/Sources/CAVIF/avif_shim.c"
     "$package/Sources/CPixels/pixels.c"
+    "$package/Sources/CSystemTuning/yield_points.c"
 )
 headers=(
     "$package/Sources/CJPEG/include/CJPEG.h" "$package/Sources/CPNG/include/CPNG.h" "$package/Sources/CPNG/png_paeth.h"
     "$package/Sources/CWebP/include/CWebP.h" "$package/Sources/CAVIF/include/CAVIF.h" "$package/Sources/CPixels/include/CPixels.h"
+    "$package/Sources/CSystemTuning/include/CSystemTuning.h"
 )
 
 build_binary() {
@@ -60,7 +62,7 @@ build_binary() {
     # shellcheck disable=SC2086
     "$cc" -O2 -std=gnu11 -pthread $dialect -DCODEC_LOOP_CC="\"$(basename "$cc")\"" \
         -I"$package/Sources/CJPEG/include" -I"$package/Sources/CPNG/include" -I"$package/Sources/CWebP/include" \
-        -I"$package/Sources/CAVIF/include" -I"$package/Sources/CPixels/include" $flags \
+        -I"$package/Sources/CAVIF/include" -I"$package/Sources/CPixels/include" -I"$package/Sources/CSystemTuning/include" $flags \
         "${sources[@]}" -o "$binary.tmp" $libs -lm 2> "$build/build.log" || {
         cat "$build/build.log" >&2
         echo "codec_loop.sh: the build failed" >&2

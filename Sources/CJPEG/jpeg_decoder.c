@@ -16,6 +16,7 @@
  *    after EOI) → FINISH (read to EOI) → DONE. A full decode runs the same machine with all bytes.
  */
 #include "CJPEG.h"
+#include "CSystemTuning.h"
 
 #include <limits.h>
 #include <setjmp.h>
@@ -347,6 +348,7 @@ static int read_rows(cjpeg_decoder *d, uint8_t *pixels, size_t stride) {
             got = jpeg_read_scanlines(cinfo, d->rows, n);
         }
         if (got == 0 || d->hit_end) return 0;
+        wi_yield_point();   /* a cold server thread lets a waiting thread run (CSystemTuning.h) */
     }
     return 1;
 }

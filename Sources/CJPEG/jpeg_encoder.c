@@ -4,6 +4,7 @@
  * as -1 plus libjpeg's message. See include/CJPEG.h.
  */
 #include "CJPEG.h"
+#include "CSystemTuning.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -139,6 +140,7 @@ int cjpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t 
             line = row;
         }
         jpeg_write_scanlines(&e->cinfo, &line, 1);
+        wi_yield_point();   /* a cold server thread lets a waiting thread run (CSystemTuning.h) */
     }
     jpeg_finish_compress(&e->cinfo);
     result->bytes = e->buffer;

@@ -10,6 +10,7 @@
 
 #include "CPNG.h"
 #include "png_paeth.h"
+#include "CSystemTuning.h"
 
 #include <libdeflate.h>
 #include <stdlib.h>
@@ -138,6 +139,7 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
         return 0;
     }
     for (uint32_t y = 0; y < height; y++) {
+        wi_yield_point();   /* a cold server thread lets a waiting thread run (CSystemTuning.h) */
         const uint8_t *row = pixels + (size_t)y * bytesPerRow;
         const uint8_t *up = y > 0 ? row - bytesPerRow : NULL;
         uint8_t *out = filtered + (size_t)y * (rowBytes + 1);

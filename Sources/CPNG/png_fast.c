@@ -32,6 +32,7 @@
 
 #include "CPNG.h"
 #include "png_paeth.h"
+#include "CSystemTuning.h"
 
 #include <libdeflate.h>
 #include <stdlib.h>
@@ -137,6 +138,7 @@ int cpng_fast_layout(const uint8_t *bytes, size_t count, CPNGFastLayout *layout)
 // (the output runs y + 1 bytes behind), and the row above is final when a row is unfiltered.
 static int unfilter(uint8_t *buffer, size_t rowBytes, uint32_t height, size_t bpp) {
     for (uint32_t y = 0; y < height; y++) {
+        wi_yield_point();   /* a cold server thread lets a waiting thread run (CSystemTuning.h) */
         const uint8_t *in = buffer + (size_t)y * (rowBytes + 1);
         uint8_t filter = in[0];
         in += 1;

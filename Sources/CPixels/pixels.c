@@ -1,4 +1,5 @@
 #include "CPixels.h"
+#include "CSystemTuning.h"
 
 static inline uint8_t wi_round_clamp(float value) {
     float v = value + 0.5f;
@@ -23,6 +24,7 @@ void wi_store_unpremultiplied(const float *values, size_t pixels, size_t channel
 
 void wi_filter_rows(const uint8_t *const *rows, const float *weights, size_t taps, size_t count, size_t alpha_channels,
                     float *out) {
+    wi_yield_point();   /* one output row: a cold server thread lets a waiting thread run (CSystemTuning.h) */
     if (alpha_channels == 0) {
         const uint8_t *first = rows[0];
         float w0 = weights[0];
@@ -52,6 +54,7 @@ void wi_filter_rows(const uint8_t *const *rows, const float *weights, size_t tap
 
 void wi_filter_columns(const float *row, const long *firsts, const float *weights, size_t taps, size_t pixels, size_t channels,
                        float *out) {
+    wi_yield_point();
     if (channels == 4) {
         for (size_t x = 0; x < pixels; x++) {
             const float *source = row + firsts[x] * 4;

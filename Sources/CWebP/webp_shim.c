@@ -1,6 +1,7 @@
 // The libwebp layer behind CWebP.h. libwebp reports errors by return values; nothing here longjmps.
 
 #include "CWebP.h"
+#include "CSystemTuning.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,16 @@ int cwebp_exif(const uint8_t *data, size_t size, size_t *offset, size_t *length)
     }
     WebPDemuxDelete(demux);
     return found;
+}
+
+/* libwebp calls a picture's progress hook as the encode goes (a row of macroblocks at a time in
+ * lossy, at each stage of lossless) on the encoding thread; returning 1 lets it go on. A cold server
+ * thread lets a waiting thread run there (CSystemTuning.h). */
+static int yield_while_encoding(int percent, const WebPPicture *picture) {
+    (void)percent;
+    (void)picture;
+    wi_yield_point();
+    return 1;
 }
 
 int cwebp_decode(const uint8_t *data, size_t size, int channels, int out_width, int out_height,
@@ -138,6 +149,7 @@ size_t cwebp_encode(const uint8_t *pixels, int width, int height, size_t stride,
     WebPMemoryWriterInit(&writer);
     picture.writer = write_to_memory;
     picture.custom_ptr = &writer;
+    picture.progress_hook = yield_while_encoding;
     int ok = WebPEncode(&config, &picture);
     if (!ok) *error = picture.error_code;
     WebPPictureFree(&picture);

@@ -26,9 +26,15 @@ import Synchronization
 ///
 /// Measured with `Benchmarks/serving/warm_under_load.py` (2 cores): nice 10 gave the lowest warm
 /// p99 under cold load (1.5–1.7 ms, against 1.9 at nice 19, 2.3 at nice 0, 2.6–3.1 in Linux's
-/// `SCHED_IDLE` policy, which also cost 8 % of cold throughput). What is left is the scheduler's:
-/// `perf sched` shows runnable threads of nice 0 (libmicrohttpd's, the client's) waiting up to a
-/// 4 ms tick while cold threads hold both cores.
+/// `SCHED_IDLE` policy, which also cost 8 % of cold throughput). What was left was the scheduler's:
+/// `perf sched` showed runnable threads of nice 0 (libmicrohttpd's, the client's) waiting up to a
+/// 4 ms tick while cold threads held both cores, because a kernel without preemption
+/// (`Dynamic Preempt: none`) does not preempt a running thread for a woken one. So the cold
+/// threads also give their core away every ``yieldIntervalMicroseconds`` at the yield points of the
+/// C loops they run (`wi_yield_point`, CSystemTuning): a waiting thread then runs within about that
+/// long (cold JPEG: warm p99 0.19–0.28 ms under cold load, against 1.8–2.4 ms without). A long C
+/// call without yield points (libdeflate's inflate of a whole PNG, libwebp's decode, libavif's)
+/// still holds its core until the tick.
 ///
 /// Nothing on these threads blocks waiting for another job of the same executor.
 final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
@@ -46,6 +52,14 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     private var head = 0
     /// How many threads run its jobs.
     let threadCount: Int
+    /// How often a lowered pool's threads give their core away at the yield points of the C loops
+    /// they run (`wi_yield_point`: a JPEG's scanlines, the resampler's rows, PNG's row filters,
+    /// libwebp's encoding progress), in microseconds. `warm_under_load.py` (2 cores, cold JPEG): warm
+    /// p99 under cold load 1.2–2.0× idle at 200 µs with a real-time client (13.5–16.7× with none),
+    /// cold results/s unchanged (145–152 against 151); 100 and 50 µs were no better and cost up to
+    /// 8 % of cold throughput.
+    static let yieldIntervalMicroseconds: UInt32 = 200
+
     /// The nice value of a lowered pool's threads.
     static let loweredNiceness: Int32 = 10
 
@@ -55,8 +69,8 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     /// refused, or while a thread has not started yet).
     var isLowered: Bool { loweredThreads.withLock { $0 } == threadCount }
 
-    /// Starts `threads` threads named `name-N` (each lowers itself to ``loweredNiceness`` when
-    /// `lowered`, before its first job). Returns without waiting for them: `init` may run on a
+    /// Starts `threads` threads named `name-N` (each lowers itself to ``loweredNiceness`` and sets
+    /// its yield interval when `lowered`, before its first job). Returns without waiting for them: `init` may run on a
     /// thread of the cooperative pool (an `ImageServer` made in a task), which must never block.
     private init(name: String, threads: Int, lowered: Bool) {
         threadCount = max(1, threads)
@@ -65,6 +79,7 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
                 // Linux names a thread from the thread itself (`pthread_setname_np`, 15 bytes).
                 _ = "\(name)-\(index)".withCString { wi_thread_set_name($0) }
                 if lowered, wi_thread_set_nice(Self.loweredNiceness) == 1 { loweredThreads.withLock { $0 += 1 } }
+                if lowered { wi_thread_set_yield_interval(Self.yieldIntervalMicroseconds) }
                 work()
             }
             thread.start()

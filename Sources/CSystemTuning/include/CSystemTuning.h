@@ -33,3 +33,20 @@ int wi_thread_set_realtime(int priority);
 /// Whether this process may put a thread in SCHED_RR at `priority`: tried on a thread made for the
 /// purpose and joined (the caller's own policy is untouched). 1 when it may, 0 otherwise.
 int wi_realtime_permitted(int priority);
+
+/// Yield points: a thread given an interval gives its core away (sched_yield) at most every
+/// `interval_us` microseconds at the yield points of long C loops (a JPEG's scanlines, the
+/// resampler's rows), so that a runnable thread waiting for that core runs within about that long.
+/// Linux's fair scheduler does not preempt a running thread for a woken one on a kernel built
+/// without preemption (`Dynamic Preempt: none`) before the next tick, up to 4 ms at HZ 250; this is
+/// the user-space counterpart of the kernel's own cond_resched(). 0 (every thread's default) turns
+/// them off: a yield point then costs one thread-local load.
+void wi_thread_set_yield_interval(unsigned interval_us);
+
+/// A yield point: in a thread with an interval, yields the core when the interval has passed since
+/// its last yield (or since the interval was set). Never blocks; a yield with nothing else runnable
+/// returns at once.
+void wi_yield_point(void);
+
+/// How many times the calling thread has yielded at yield points.
+unsigned long wi_thread_yield_count(void);
