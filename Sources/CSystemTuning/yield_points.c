@@ -31,3 +31,5 @@ void wi_yield_point(void) {
 
 unsigned long wi_thread_yield_count(void) { return yield_count; }
 
+int wi_thread_yields(void) { return yield_interval_ns != 0; }
+

@@ -54,6 +54,29 @@ static int yield_while_encoding(int percent, const WebPPicture *picture) {
     return 1;
 }
 
+/* A lossy image of more than this many bytes is decoded in steps of this many (below). */
+#define CWEBP_INCREMENTAL_STEP ((size_t)16 * 1024)
+
+/* Decodes a lossy image through libwebp's incremental decoder, a step of its bytes at a time, with a
+ * yield point between steps: the same pixels as WebPDecode (the same decoder, suspended at a
+ * macroblock row when a step ends; WebPIUpdate reads the bytes in place, it copies nothing), and a
+ * cold server thread lets a waiting thread run between steps (CSystemTuning.h). Lossless images
+ * keep WebPDecode: VP8L resumes a suspended decode from the start of its row, which would repeat
+ * work. VP8_STATUS_NOT_ENOUGH_DATA when the bytes end before the image, as WebPDecode says. */
+static VP8StatusCode decode_in_steps(const uint8_t *data, size_t size, WebPDecoderConfig *config) {
+    WebPIDecoder *decoder = WebPIDecode(NULL, 0, config);
+    if (decoder == NULL) return VP8_STATUS_OUT_OF_MEMORY;
+    VP8StatusCode status = VP8_STATUS_SUSPENDED;
+    size_t fed = 0;
+    while (status == VP8_STATUS_SUSPENDED && fed < size) {
+        fed = size - fed > CWEBP_INCREMENTAL_STEP ? fed + CWEBP_INCREMENTAL_STEP : size;
+        status = WebPIUpdate(decoder, data, fed);
+        wi_yield_point();
+    }
+    WebPIDelete(decoder);
+    return status == VP8_STATUS_SUSPENDED ? VP8_STATUS_NOT_ENOUGH_DATA : status;
+}
+
 int cwebp_decode(const uint8_t *data, size_t size, int channels, int out_width, int out_height,
                  uint8_t *output, size_t stride) {
     WebPDecoderConfig config;
@@ -66,14 +89,20 @@ int cwebp_decode(const uint8_t *data, size_t size, int channels, int out_width, 
         config.options.scaled_height = out_height;
     }
     // A large lossy image filters its rows on a second thread (libwebp's own, joined before
-    // WebPDecode returns): the same pixels, about a third less latency on two cores.
-    config.options.use_threads = (uint64_t)config.input.width * (uint64_t)config.input.height >= CWEBP_THREADED_PIXELS;
+    // WebPDecode returns): the same pixels, about a third less latency on two cores. Not on a
+    // thread with yield points (a server's cold thread): libwebp's thread would have none.
+    config.options.use_threads = (uint64_t)config.input.width * (uint64_t)config.input.height >= CWEBP_THREADED_PIXELS
+                                 && !wi_thread_yields();
     config.output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB;
     config.output.is_external_memory = 1;
     config.output.u.RGBA.rgba = output;
     config.output.u.RGBA.stride = (int)stride;
     config.output.u.RGBA.size = stride * (size_t)out_height;
-    status = WebPDecode(data, size, &config);
+    if (config.input.format == 1 && size > CWEBP_INCREMENTAL_STEP) {
+        status = decode_in_steps(data, size, &config);
+    } else {
+        status = WebPDecode(data, size, &config);
+    }
     WebPFreeDecBuffer(&config.output);
     return (int)status;
 }

@@ -50,3 +50,8 @@ void wi_yield_point(void);
 
 /// How many times the calling thread has yielded at yield points.
 unsigned long wi_thread_yield_count(void);
+
+/// Whether the calling thread has a yield interval (1) or not (0). A codec that would start helper
+/// threads of its own (which inherit neither the interval nor the yield points) works alone on such
+/// a thread: a server's cold threads already fill the cores between them.
+int wi_thread_yields(void);

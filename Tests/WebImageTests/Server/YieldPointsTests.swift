@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+import WebImageWebP
 @testable import WebImageServer
 
 /// Yield points (CSystemTuning's `wi_yield_point`): a thread given an interval gives its core away
@@ -45,5 +46,21 @@ import Testing
         }
         #expect(try await yields(on: .coldWork) > 0, "a cold thread's decode yields")
         #expect(try await yields(on: .requests) == 0, "a request thread's never does")
+    }
+
+    /// A lossy WebP of more than 16 KiB is decoded a step of its bytes at a time, with a yield point
+    /// between steps: the same pixels as one call, and a cold thread yields. Its bytes cut short are
+    /// truncated data, as for one call.
+    @Test func aLossyWebPIsDecodedInStepsThatYield() async throws {
+        let webp = try WebPCoder().encode(try EncodeOptionsTests.photo(), as: .webp)
+        try #require(webp.count > 16 * 1024, "\(webp.count) bytes: too few for steps")
+        let (pixels, yielded) = try await withTaskExecutorPreference(ThreadPoolExecutor.coldWork) {
+            let before = wi_thread_yield_count()
+            let image = try WebPCoder().decode(webp)
+            return (image.rgbaSHA256(), wi_thread_yield_count() - before)
+        }
+        #expect(yielded > 0)
+        #expect(pixels == (try WebPCoder().decode(webp)).rgbaSHA256(), "the same pixels on a thread without yield points")
+        #expect(throws: ImageCodingError.truncatedData(format: .webp)) { try WebPCoder().decode(webp.prefix(webp.count * 2 / 3)) }
     }
 }
