@@ -46,10 +46,11 @@ import Testing
             }
             #expect(ContinuousClock.now - started < .seconds(30), "\(path) is cut at the deadline")
         }
-        let port = try freeLoopbackPort()
+        let down = try ClosedLoopbackPort()
         await #expect(throws: S3Error.self) {
-            try await client.send("GET", url: URL(string: "http://127.0.0.1:\(port)/x")!, headers: [:], body: nil, timeout: .seconds(2))
+            try await client.send("GET", url: URL(string: "http://127.0.0.1:\(down.port)/x")!, headers: [:], body: nil, timeout: .seconds(2))
         }
+        withExtendedLifetime(down) {}
     }
 
     @Test func aCancelledCallerIsAnsweredAtOnce() async throws {

@@ -125,12 +125,13 @@ import Testing
     }
 
     @Test func aStoreThatIsDownIsAMiss() async throws {
-        let port = try freeLoopbackPort()
-        let config = try S3ClientConfig(endpoint: URL(string: "http://127.0.0.1:\(port)")!, credentials: nil, timeout: .seconds(1), retries: 1,
+        let down = try ClosedLoopbackPort()
+        let config = try S3ClientConfig(endpoint: URL(string: "http://127.0.0.1:\(down.port)")!, credentials: nil, timeout: .seconds(1), retries: 1,
                                         retryBaseDelay: .milliseconds(5))
         let tier = S3Tier(config: try S3TierConfig(client: config, bucket: "bucket", sweepInterval: nil))
         #expect(await tier.value(forKey: "k") == nil)
         #expect(await tier.setValue(Data("x".utf8), metadata: nil, forKey: "k") == false)
         #expect(tier.statistics.errors == 2)
+        withExtendedLifetime(down) {}
     }
 }
