@@ -15,19 +15,15 @@ import Testing
         let port: Int
 
         init() throws {
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-            }
-            guard bound, listen(listener, 0) == 0 else {
+            let (listener, port) = try bindLoopbackSocket()
+            guard listen(listener, 0) == 0 else {
                 close(listener)
                 throw FixtureError("cannot listen")
             }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
             let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
@@ -39,7 +35,7 @@ import Testing
             }
             self.listener = listener
             self.filler = filler
-            port = Int(UInt16(bigEndian: address.sin_port))
+            self.port = port
         }
 
         deinit {
