@@ -22,12 +22,7 @@ enum SourceAddressCheck {
         if let literal = IPAddress(host) {
             return verdict(policy.refusal(for: literal).map { (literal, $0) })
         }
-        resolverQueue.async {
-            for address in resolve(host) {
-                if let reason = policy.refusal(for: address) { return verdict((address, reason)) }
-            }
-            verdict(nil)
-        }
+        resolverQueue.async { verdict(policy.refusal(among: resolve(host))) }
     }
 
     /// Every address `host` resolves to (blocking); empty when it does not resolve.
@@ -38,6 +33,11 @@ enum SourceAddressCheck {
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, nil, &hints, &list) == 0 else { return [] }
         defer { freeaddrinfo(list) }
+        return addresses(in: list)
+    }
+
+    /// The IPv4 and IPv6 addresses of a `getaddrinfo` list, in its order.
+    static func addresses(in list: UnsafeMutablePointer<addrinfo>?) -> [IPAddress] {
         var addresses: [IPAddress] = []
         var next = list
         while let info = next {

@@ -25,6 +25,16 @@ public enum SourceAddressPolicy: Sendable, Hashable {
     /// ff00::/8) and the broadcast address: only public addresses.
     case publicOnly
 
+    /// The first of `addresses` the policy refuses and why, or `nil` when it allows every one: a host
+    /// is refused when any address it resolves to is (the connection could pick any of them).
+    func refusal(among addresses: some Sequence<IPAddress>) -> (address: IPAddress, reason: String)? {
+        guard self != .unrestricted else { return nil }
+        for address in addresses {
+            if let reason = refusal(for: address) { return (address, reason) }
+        }
+        return nil
+    }
+
     /// Why `address` is refused (a short name of its range), or `nil` when the policy allows it.
     public func refusal(for address: IPAddress) -> String? {
         guard self != .unrestricted else { return nil }

@@ -191,13 +191,8 @@ package final class HTTP1Client: Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else { return .failure(.cannotFindHost(host)) }
         defer { freeaddrinfo(list) }
-        if policy != .unrestricted {
-            var checked: UnsafeMutablePointer<addrinfo>? = first
-            while let address = checked {
-                checked = address.pointee.ai_next
-                guard let socketAddress = address.pointee.ai_addr, let ip = IPAddress(socketAddress) else { continue }
-                if let reason = policy.refusal(for: ip) { return .failure(.addressRefused(address: ip.description, reason: reason)) }
-            }
+        if policy != .unrestricted, let refused = policy.refusal(among: SourceAddressCheck.addresses(in: first)) {
+            return .failure(.addressRefused(address: refused.address.description, reason: refused.reason))
         }
         var entry: UnsafeMutablePointer<addrinfo>? = first
         var lastError = HTTP1Error.cannotConnect("no address")
