@@ -12,19 +12,28 @@ import Synchronization
 /// Fresh pages cost page faults: a decoder writing a new 60 MB buffer spends about a third of its
 /// time on them. Reusing a recently freed large buffer whose pages are already mapped removes that cost.
 ///
-/// Invariants: at most ``maxEntries`` buffers and ``maxPooledBytes`` bytes are held; a buffer is only
-/// handed out for a request between half its capacity and its capacity; buffers idle for longer than
+/// Every mapped buffer is held for reuse, the mid-sized ones too: a server's 512×340 thumbnail
+/// (522 KB) mapped afresh for each cold request cost 128 page faults a request (`perf stat`:
+/// 137 faults a cold JPEG request, the C loop none).
+///
+/// Invariants: at most ``maxLargeEntries`` buffers of ``largeCapacity`` or more, ``maxMidEntries``
+/// smaller ones and ``maxPooledBytes`` bytes in all are held; a buffer is only handed out for a
+/// request between half its capacity and its capacity; buffers idle for longer than
 /// ``maxIdleSeconds`` are freed at the next pool operation. Thread-safe.
 final class PixelBufferPool: Sendable {
     static let shared = PixelBufferPool()
 
-    /// Buffers smaller than this come straight from `malloc` (cheap, and small enough for its heaps).
+    /// Buffers smaller than this come straight from `malloc` (cheap, and small enough for its heaps);
+    /// buffers of this size or more are mapped, and held for reuse when freed.
     static let minMappedCapacity = 128 << 10
-    /// Buffers smaller than this are never held for reuse. 1 MB: a 1200x675 RGB photo (2.4 MB) mapped
-    /// afresh for every decode spent a quarter of its WebP decode on page faults and unmapping
-    /// (`bench formats`, 0.75x its C loop with 4 MB here); smaller buffers cost too little to matter.
-    static let minPooledCapacity = 1 << 20
-    let maxEntries = 3
+    /// Where a mid-sized buffer ends and a large one (a decoded photo) begins: 1 MB. A 1200x675 RGB
+    /// photo (2.4 MB) mapped afresh for every decode spent a quarter of its WebP decode on page faults
+    /// and unmapping (`bench formats`, 0.75x its C loop).
+    static let largeCapacity = 1 << 20
+    /// At most this many large buffers are held (a decode in flight per core, and one more).
+    let maxLargeEntries = 3
+    /// At most this many mid-sized buffers are held (at most 4 MB: thumbnails, scaled decodes).
+    let maxMidEntries = 4
     let maxPooledBytes = 192 << 20
     let maxIdleSeconds: Double = 10
 
@@ -46,7 +55,7 @@ final class PixelBufferPool: Sendable {
     /// Returns memory for at least `capacity` bytes (contents undefined), or `nil` if malloc fails.
     func allocate(capacity: Int) -> (pointer: UnsafeMutableRawPointer, capacity: Int)? {
         let size = max(capacity, 1)
-        if size >= Self.minPooledCapacity {
+        if size >= Self.minMappedCapacity {
             let now = Self.now()
             let reused: Entry? = entries.withLock { list in
                 expire(&list, now: now)
@@ -68,10 +77,10 @@ final class PixelBufferPool: Sendable {
         return (pointer, size)
     }
 
-    /// Takes back a buffer from ``allocate(capacity:)``: keeps it if it is large and there is room,
-    /// frees it otherwise.
+    /// Takes back a buffer from ``allocate(capacity:)``: keeps it if it is mapped, dropping the oldest
+    /// held buffers beyond the limits; frees a small one at once.
     func recycle(_ pointer: UnsafeMutableRawPointer, capacity: Int) {
-        guard capacity >= Self.minPooledCapacity else {
+        guard capacity >= Self.minMappedCapacity else {
             Self.release(pointer, capacity: capacity)
             // Small images must not keep large idle buffers alive forever: look for stale ones now
             // and then (a lock-free check of the clock would be cheaper, but this is rare enough).
@@ -86,7 +95,15 @@ final class PixelBufferPool: Sendable {
             expire(&list, now: now)
             var dropped: [Entry] = []
             list.append(Entry(address: UInt(bitPattern: pointer), capacity: capacity, freedAt: now))
-            while list.count > maxEntries || list.reduce(0, { $0 + $1.capacity }) > maxPooledBytes {
+            // The oldest entry of a class over its count goes first, then the oldest of all while
+            // the bytes are over.
+            for (isLarge, limit) in [(true, maxLargeEntries), (false, maxMidEntries)] {
+                while list.count(where: { ($0.capacity >= Self.largeCapacity) == isLarge }) > limit,
+                      let oldest = list.firstIndex(where: { ($0.capacity >= Self.largeCapacity) == isLarge }) {
+                    dropped.append(list.remove(at: oldest))
+                }
+            }
+            while list.reduce(0, { $0 + $1.capacity }) > maxPooledBytes {
                 dropped.append(list.removeFirst())
             }
             return dropped
