@@ -40,6 +40,26 @@ int wi_thread_set_realtime(int priority) {
     return sched_setscheduler(0, SCHED_RR | SCHED_RESET_ON_FORK, &parameter) == 0 ? 1 : 0;
 }
 
+int wi_thread_pin_to_cpu(int index) {
+    cpu_set_t allowed;
+    if (index < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
+    int count = CPU_COUNT(&allowed);
+    if (count == 0) return -1;
+    int wanted = index % count;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &allowed)) continue;
+        if (wanted-- > 0) continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        /* sched_setaffinity(0) sets the calling thread only; a CPU taken offline since is EINVAL. */
+        return sched_setaffinity(0, sizeof one, &one) == 0 ? cpu : -1;
+    }
+    return -1;
+}
+
+int wi_current_cpu(void) { return sched_getcpu(); }
+
 static void *wi_realtime_probe(void *priority) {
     return (void *)(intptr_t)wi_thread_set_realtime((int)(intptr_t)priority);
 }
@@ -56,4 +76,6 @@ int wi_thread_set_name(const char *name) { (void)name; return 0; }
 int wi_thread_set_nice(int nice) { (void)nice; return 0; }
 int wi_thread_set_realtime(int priority) { (void)priority; return 0; }
 int wi_realtime_permitted(int priority) { (void)priority; return 0; }
+int wi_thread_pin_to_cpu(int index) { (void)index; return -1; }
+int wi_current_cpu(void) { return -1; }
 #endif

@@ -30,6 +30,16 @@ int wi_thread_set_nice(int nice);
 /// 1 when applied, 0 when refused or unavailable.
 int wi_thread_set_realtime(int priority);
 
+/// Pins the calling thread to one CPU: the `index % n`-th of the n CPUs it may run on now
+/// (sched_getaffinity of the thread; a container's cpuset or `taskset` narrows them). Returns that
+/// CPU's number, or -1 when refused or unavailable (the thread's affinity is then unchanged).
+/// Linux copies a thread's affinity to every thread it creates afterwards (pthread_create, clone):
+/// those run on that CPU alone too. Needs no privilege.
+int wi_thread_pin_to_cpu(int index);
+
+/// The CPU the calling thread runs on now (sched_getcpu), or -1 where unavailable.
+int wi_current_cpu(void);
+
 /// Whether this process may put a thread in SCHED_RR at `priority`: tried on a thread made for the
 /// purpose and joined (the caller's own policy is untouched). 1 when it may, 0 otherwise.
 int wi_realtime_permitted(int priority);
