@@ -70,7 +70,7 @@ let package = Package(
         .systemLibrary(name: "CLibHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(
             name: "WebImage",
-            dependencies: ["CPNG", "CJPEG", "CGIF", "CColor", "CFileSystem", "CPixels"],
+            dependencies: ["CPNG", "CJPEG", "CGIF", "CColor", "CFileSystem", "CPixels", "CSystemTuning"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // WebP (libwebp, libwebpdemux, libwebpmux): a product of its own, so PNG/JPEG/GIF users install nothing more.

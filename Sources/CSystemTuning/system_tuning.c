@@ -40,7 +40,13 @@ int wi_thread_set_realtime(int priority) {
     return sched_setscheduler(0, SCHED_RR | SCHED_RESET_ON_FORK, &parameter) == 0 ? 1 : 0;
 }
 
-int wi_thread_pin_to_cpu(int index) {
+/* Per thread: its work CPU plus one (0: none), how deep in sections it is, and the affinity the
+ * outermost section restores. */
+static __thread int work_cpu_plus_one;
+static __thread int work_depth;
+static __thread cpu_set_t work_outside;
+
+int wi_thread_set_work_cpu(int index) {
     cpu_set_t allowed;
     if (index < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
     int count = CPU_COUNT(&allowed);
@@ -49,13 +55,33 @@ int wi_thread_pin_to_cpu(int index) {
     for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
         if (!CPU_ISSET(cpu, &allowed)) continue;
         if (wanted-- > 0) continue;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpu, &one);
-        /* sched_setaffinity(0) sets the calling thread only; a CPU taken offline since is EINVAL. */
-        return sched_setaffinity(0, sizeof one, &one) == 0 ? cpu : -1;
+        work_cpu_plus_one = cpu + 1;
+        return cpu;
     }
     return -1;
+}
+
+int wi_work_section_begin(void) {
+    if (work_cpu_plus_one == 0) return 0;
+    if (work_depth > 0) {
+        work_depth++;
+        return 1;
+    }
+    if (sched_getaffinity(0, sizeof work_outside, &work_outside) != 0) return 0;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(work_cpu_plus_one - 1, &one);
+    /* sched_setaffinity(0) sets the calling thread only. Refused (the CPU taken offline, or outside
+     * a cpuset changed since): the section runs unpinned. */
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return 0;
+    work_depth = 1;
+    return 1;
+}
+
+void wi_work_section_end(int began) {
+    if (!began || work_depth == 0) return;
+    if (--work_depth > 0) return;
+    (void)sched_setaffinity(0, sizeof work_outside, &work_outside);
 }
 
 int wi_current_cpu(void) { return sched_getcpu(); }
@@ -76,6 +102,8 @@ int wi_thread_set_name(const char *name) { (void)name; return 0; }
 int wi_thread_set_nice(int nice) { (void)nice; return 0; }
 int wi_thread_set_realtime(int priority) { (void)priority; return 0; }
 int wi_realtime_permitted(int priority) { (void)priority; return 0; }
-int wi_thread_pin_to_cpu(int index) { (void)index; return -1; }
+int wi_thread_set_work_cpu(int index) { (void)index; return -1; }
+int wi_work_section_begin(void) { return 0; }
+void wi_work_section_end(int began) { (void)began; }
 int wi_current_cpu(void) { return -1; }
 #endif

@@ -24,14 +24,15 @@ import Synchronization
 /// runs on those. (Before these pools, the request tasks ran on libdispatch's workers, which were
 /// often created by a cold thread and so ran at its priority.)
 ///
-/// Each cold thread is pinned to a CPU of its own (the N-th thread to the N-th CPU the process may
-/// run on). Left to the scheduler, the two cold threads of a 2-core server often shared one core
-/// while the other idled: at nice 10 they weigh a tenth of a nice-0 thread in its load balance, and a
-/// thread that ran within the last half millisecond is "cache hot" and is not pulled to an idle
-/// core. `perf sched` over a cold JPEG run: 15 % of the cores idle with two requests always in
-/// flight, most of it in idle spans of 2–10 ms (a whole decode); pinned, 6–7 %, and 11 % more cold
-/// results/s (`serve_bench.py`). A thread a cold thread creates inherits its CPU too (Linux copies
-/// the affinity): a codec's helper threads then share their cold thread's core, as cold work should.
+/// Each cold thread has a CPU of its own (the N-th thread the N-th CPU the process may run on), and
+/// runs its codecs' work — decodes, transforms, encodes — pinned to it (work sections:
+/// `wi_thread_set_work_cpu`, CSystemTuning; the rest of its time it runs where the scheduler puts
+/// it, so that threads it creates, libdispatch's workers among them, do not inherit one CPU). Left
+/// to the scheduler, the two cold threads of a 2-core server often shared one core while the other
+/// idled: at nice 10 they weigh a tenth of a nice-0 thread in its load balance, and a thread that
+/// ran within the last half millisecond is "cache hot" and is not pulled to an idle core. `perf
+/// sched` over a cold JPEG run: 15 % of the cores idle with two requests always in flight, most of
+/// it in idle spans of 2–10 ms (a whole decode); with the threads pinned, 6–7 %.
 ///
 /// Measured with `Benchmarks/serving/warm_under_load.py` (2 cores): nice 10 gave the lowest warm
 /// p99 under cold load (1.5–1.7 ms, against 1.9 at nice 19, 2.3 at nice 0, 2.6–3.1 in Linux's
@@ -73,18 +74,19 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     static let loweredNiceness: Int32 = 10
 
     private let loweredThreads = Mutex(0)
-    private let pinned = Mutex<[Int: Int32]>([:])
+    private let workCPUByThread = Mutex<[Int: Int32]>([:])
 
     /// Whether every one of its threads runs at ``loweredNiceness`` (`false` where the platform
     /// refused, or while a thread has not started yet).
     var isLowered: Bool { loweredThreads.withLock { $0 } == threadCount }
 
-    /// The CPU each thread of a lowered pool is pinned to, by thread index (a thread is missing while
-    /// it has not started, or where pinning was refused); empty for a pool that is not lowered.
-    var pinnedCPUs: [Int: Int32] { pinned.withLock { $0 } }
+    /// The CPU each thread of a lowered pool runs its work sections on, by thread index (a thread is
+    /// missing while it has not started, or where that is unavailable); empty for a pool that is not
+    /// lowered.
+    var workCPUs: [Int: Int32] { workCPUByThread.withLock { $0 } }
 
     /// Starts `threads` threads named `name-N` (each lowers itself to ``loweredNiceness``, sets
-    /// its yield interval and pins itself to a CPU when `lowered`, before its first job). Returns without waiting for them: `init` may run on a
+    /// its yield interval and its work CPU when `lowered`, before its first job). Returns without waiting for them: `init` may run on a
     /// thread of the cooperative pool (an `ImageServer` made in a task), which must never block.
     private init(name: String, threads: Int, lowered: Bool) {
         threadCount = max(1, threads)
@@ -94,8 +96,8 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
                 _ = "\(name)-\(index)".withCString { wi_thread_set_name($0) }
                 if lowered, wi_thread_set_nice(Self.loweredNiceness) == 1 { loweredThreads.withLock { $0 += 1 } }
                 if lowered { wi_thread_set_yield_interval(Self.yieldIntervalMicroseconds) }
-                if lowered, case let cpu = wi_thread_pin_to_cpu(Int32(index)), cpu >= 0 {
-                    pinned.withLock { $0[index] = cpu }
+                if lowered, case let cpu = wi_thread_set_work_cpu(Int32(index)), cpu >= 0 {
+                    workCPUByThread.withLock { $0[index] = cpu }
                 }
                 work()
             }

@@ -30,12 +30,27 @@ int wi_thread_set_nice(int nice);
 /// 1 when applied, 0 when refused or unavailable.
 int wi_thread_set_realtime(int priority);
 
-/// Pins the calling thread to one CPU: the `index % n`-th of the n CPUs it may run on now
-/// (sched_getaffinity of the thread; a container's cpuset or `taskset` narrows them). Returns that
-/// CPU's number, or -1 when refused or unavailable (the thread's affinity is then unchanged).
-/// Linux copies a thread's affinity to every thread it creates afterwards (pthread_create, clone):
-/// those run on that CPU alone too. Needs no privilege.
-int wi_thread_pin_to_cpu(int index);
+/// Work sections: a thread given a work CPU runs its work sections (a codec's decode, transform or
+/// encode) pinned to that CPU alone, and the rest of its time on the CPUs it had. The CPU is the
+/// `index % n`-th of the n CPUs the thread may run on when this is called (sched_getaffinity; a
+/// container's cpuset or `taskset` narrows them). Returns that CPU's number, or -1 when unavailable
+/// (its sections then run where the scheduler puts them). Changes no affinity by itself.
+///
+/// Why sections and not the whole thread: Linux copies a thread's affinity to every thread it
+/// creates (pthread_create, clone), and a server's thread creates threads it does not own outside
+/// its codecs — libdispatch's workers when it enqueues work, the cooperative pool's — which would
+/// then all run on its one CPU. Inside a section only a codec's own helper threads are created, and
+/// those sharing their caller's CPU is what a thread per core wants.
+int wi_thread_set_work_cpu(int index);
+
+/// Begins a work section on the calling thread: with a work CPU, pins the thread to it (a thread on
+/// another CPU moves there at once) and returns 1; without one returns 0 and changes nothing.
+/// Sections nest: only the outermost pins. Pass the result to wi_work_section_end.
+int wi_work_section_begin(void);
+
+/// Ends a work section begun with wi_work_section_begin (`began` is its result): the outermost
+/// restores the affinity the thread had when that section began. Nothing when `began` is 0.
+void wi_work_section_end(int began);
 
 /// The CPU the calling thread runs on now (sched_getcpu), or -1 where unavailable.
 int wi_current_cpu(void);

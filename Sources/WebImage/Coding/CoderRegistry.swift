@@ -55,9 +55,11 @@ public final class CoderRegistry: ProgressiveImageCoder {
         guard let coder = coder(for: data) else {
             throw ImageCodingError.unsupportedFormat(ImageFormat(sniffing: data))
         }
-        let image = try coder.decode(data, options: options)
-        if options.convertsToSRGB { SRGBConverter.convert(image, decodedFrom: data) }
-        return image
+        return try WorkSection.run { () throws -> Image in
+            let image = try coder.decode(data, options: options)
+            if options.convertsToSRGB { SRGBConverter.convert(image, decodedFrom: data) }
+            return image
+        }
     }
 
     /// Whether any registered coder can encode `format`.
@@ -74,7 +76,7 @@ public final class CoderRegistry: ProgressiveImageCoder {
         guard let coder = coders.last(where: { $0.canEncode(format) }) else {
             throw ImageCodingError.unsupportedEncoding(format: format, pixelFormat: image.pixelFormat)
         }
-        let data = try coder.encode(image, as: format, options: options)
+        let data = try WorkSection.run { () throws -> Data in try coder.encode(image, as: format, options: options) }
         guard options.colorProfile != nil || options.copyright != nil else { return data }
         var canvas = image.size
         if let side = options.maxPixelSize, side > 0, max(image.width, image.height) > side { canvas = PNGCoder.size(of: image.size, fittingSide: side) }

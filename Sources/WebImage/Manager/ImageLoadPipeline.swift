@@ -384,7 +384,7 @@ struct ImageLoadPipeline: Sendable {
         guard let transformer = context.transformer else { return image }
         if image.isAnimated && !options.contains(.transformAnimatedImage) { return image }
         do {
-            return try transformer.transformKeepingMetadata(image, forKey: key)
+            return try WorkSection.run { () throws -> Image in try transformer.transformKeepingMetadata(image, forKey: key) }
         } catch let error as ImageTransformError {
             throw .transformFailed(error, url: url)
         } catch {

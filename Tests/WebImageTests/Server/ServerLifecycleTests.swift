@@ -136,29 +136,6 @@ import Testing
         for index in 0..<requests.threadCount { #expect(niceness["webimage.req-\(index)"] == 0) }
     }
 
-    /// Each cold thread runs on a CPU of its own (as many distinct CPUs as the process may use, up
-    /// to one per thread), as the kernel reports it; the requests' threads keep every CPU.
-    @Test func coldThreadsArePinnedToDistinctCPUs() async throws {
-        let requests = ThreadPoolExecutor.requests, cold = ThreadPoolExecutor.coldWork
-        let processCPUs = try Self.allowedCPUs(ofTask: "self")
-        let deadline = ContinuousClock.now + .seconds(10)
-        while cold.pinnedCPUs.count < cold.threadCount && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let pinned = cold.pinnedCPUs
-        #expect(pinned.count == cold.threadCount)
-        #expect(Set(pinned.values).count == min(cold.threadCount, processCPUs.count))
-        #expect(requests.pinnedCPUs.isEmpty)
-        for (name, task) in try Self.tasksOfServerThreads() {
-            let allowed = try Self.allowedCPUs(ofTask: "self/task/\(task)")
-            if name.hasPrefix("webimage.cold-"), let index = Int(name.dropFirst("webimage.cold-".count)) {
-                #expect(allowed == [Int(try #require(pinned[index]))], "\(name) runs on \(allowed)")
-            } else {
-                #expect(allowed == processCPUs, "\(name) runs on \(allowed)")
-            }
-        }
-    }
-
     /// With ``ImageServerConfig/runsNetworkThreadsInRealTime``, libmicrohttpd's threads put
     /// themselves in SCHED_RR before their first request (where the process may: else the server
     /// refuses the configuration); without it they stay in the normal class.
@@ -214,29 +191,6 @@ import Testing
             let fields = stat[stat.index(after: end)...].split(separator: " ")
             return fields.count > 38 ? Int(fields[38]) : nil
         }
-    }
-
-    /// The CPUs a task may run on (`Cpus_allowed_list` of /proc/<path>/status: "0-1,4").
-    private static func allowedCPUs(ofTask path: String) throws -> Set<Int> {
-        let status = try String(contentsOfFile: "/proc/\(path)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") })
-        var cpus: Set<Int> = []
-        for range in line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces).split(separator: ",") {
-            let ends = range.split(separator: "-").compactMap { Int($0) }
-            if let first = ends.first, let last = ends.last { cpus.formUnion(first...last) }
-        }
-        return cpus
-    }
-
-    /// The task ids of this process's threads named `webimage.req-N` or `webimage.cold-N`, by name.
-    private static func tasksOfServerThreads() throws -> [String: String] {
-        var tasks: [String: String] = [:]
-        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") {
-            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8) else { continue }
-            let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
-            if name.hasPrefix("webimage.req-") || name.hasPrefix("webimage.cold-") { tasks[name] = task }
-        }
-        return tasks
     }
 
     /// The nice value of each of this process's threads named `webimage.req-N` or `webimage.cold-N`.
