@@ -23,6 +23,9 @@ trap 'Benchmarks/nginx/serve.sh stop' EXIT
 Benchmarks/serving/setup.sh
 "$venv/bin/python" Benchmarks/serving/prepare.py
 
+# SwiftPM keeps the bench package's build plan while only the main package's files are added or
+# removed, and then fails to find new types: have it planned again.
+rm -f Benchmarks/.build/release.yaml Benchmarks/.build/release/description.json
 swift run -c release --package-path Benchmarks bench --write "$report"
 
 serving="$(mktemp)"
