@@ -69,6 +69,36 @@ import Testing
         assertClose(Array(try Resampler.resample(image, to: size).pixels), reference(image, to: size))
     }
 
+    /// The taps of one axis, padded to one count with every tap inside the source: each output's
+    /// weights sum to 1; shrinking, every source sample is shared out whole among the outputs (its
+    /// weights times the scale sum to 1: area averaging); enlarging, a linear ramp is reproduced
+    /// exactly at each output's centre (bilinear).
+    @Test(arguments: [(1020, 512), (2040, 512), (37, 10), (30, 29), (64, 8), (5, 9), (1, 4), (512, 512)])
+    func tapsShareOutTheSourceAsTheFilterSays(source: Int, target: Int) {
+        let taps = Resampler.Taps(source: source, target: target)
+        let scale = Double(source) / Double(target)
+        #expect(taps.firsts.count == target && taps.weights.count == target * taps.count)
+        #expect(taps.count >= 1 && taps.count <= (scale >= 1 ? Int(scale.rounded(.up)) + 1 : 2))
+        var shares = [Double](repeating: 0, count: source)
+        for i in 0..<target {
+            let first = taps.firsts[i]
+            #expect(first >= 0 && first + taps.count <= source)
+            let weights = taps.weights[i * taps.count ..< (i + 1) * taps.count]
+            #expect(abs(weights.reduce(0, +) - 1) < 1e-5, "output \(i): weights sum to \(weights.reduce(0, +))")
+            for (k, weight) in weights.enumerated() { shares[first + k] += Double(weight) }
+            if scale < 1 && source > 1 {
+                let ramp = zip(weights, first...).reduce(0.0) { $0 + Double($1.0) * Double($1.1) }
+                let centre = min(max((Double(i) + 0.5) * scale - 0.5, 0), Double(source - 1))
+                #expect(abs(ramp - centre) < 1e-5, "output \(i): \(ramp) for \(centre)")
+            }
+        }
+        if scale >= 1 {
+            for (sample, share) in shares.enumerated() {
+                #expect(abs(share * scale - 1) < 1e-4, "source sample \(sample) is shared out \(share * scale) times")
+            }
+        }
+    }
+
     @Test func alphaIsFilteredPremultipliedWithoutDarkFringes() throws {
         // Left half transparent black, right half opaque red: the blended column must stay pure red.
         let pixels = (0..<4).flatMap { _ in [0, 0, 0, 0, 0, 0, 0, 0, 255, 0, 0, 255, 255, 0, 0, 255] as [UInt8] }

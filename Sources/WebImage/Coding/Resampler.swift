@@ -12,32 +12,31 @@ enum Resampler {
         return target == image.size ? image : try resample(image, to: target)
     }
 
-    /// The source pixels and weights that make one output pixel along one axis.
-    struct Contribution {
-        var first: Int
-        var weights: [Float]
-    }
-
-    /// ``contributions(source:target:)`` laid out for the inner loops: every output pixel has the
-    /// same number of taps (zeros where it needs fewer), its first source index moved back so the
-    /// taps stay inside the source, and all weights in one flat array.
+    /// The weights of ``forEachContribution(source:target:_:)`` laid out for the inner loops: every
+    /// output pixel has the same number of taps (zeros where it needs fewer), its first source index
+    /// moved back so the taps stay inside the source, and all weights in one flat array. Made in two
+    /// passes over the contributions, with no array per output pixel (a cold server request made
+    /// 852 of them, and a key path projection each, for its 512×340 thumbnail).
     struct Taps {
         var firsts: [Int]
         var count: Int
         var weights: [Float]
 
         init(source: Int, target: Int) {
-            let contributions = Resampler.contributions(source: source, target: target)
-            count = contributions.map(\.weights.count).max() ?? 1
-            firsts = []
+            var count = 1
+            Resampler.forEachContribution(source: source, target: target) { _, _, weights in count = max(count, weights.count) }
+            var firsts: [Int] = []
             firsts.reserveCapacity(target)
-            weights = [Float](repeating: 0, count: target * count)
-            for (index, contribution) in contributions.enumerated() {
-                let first = min(contribution.first, source - count)   // count <= source: no output needs more
-                let skip = contribution.first - first
-                firsts.append(first)
-                for (k, weight) in contribution.weights.enumerated() { weights[index * count + skip + k] = weight }
+            var flat = [Float](repeating: 0, count: target * count)
+            Resampler.forEachContribution(source: source, target: target) { index, first, weights in
+                let start = min(first, source - count)   // count <= source: no output needs more
+                let skip = first - start
+                firsts.append(start)
+                for k in 0..<weights.count { flat[index * count + skip + k] = weights[k] }
             }
+            self.firsts = firsts
+            self.count = count
+            self.weights = flat
         }
     }
 
@@ -93,32 +92,42 @@ enum Resampler {
                      bytesPerRow: outRow, format: image.format, scale: image.scale, orientation: image.orientation)
     }
 
-    /// The weights that map `source` samples onto `target` samples along one axis.
-    static func contributions(source: Int, target: Int) -> [Contribution] {
+    /// Calls `body` with each output sample's share of the source along one axis, in order: its
+    /// index, its first source sample, and the weights of that sample and the next ones (valid during
+    /// the call only).
+    static func forEachContribution(source: Int, target: Int, _ body: (_ index: Int, _ first: Int, _ weights: UnsafeBufferPointer<Float>) -> Void) {
         let scale = Double(source) / Double(target)
-        if scale >= 1 {
-            // Area average: output i covers source interval [i·scale, (i+1)·scale).
-            return (0..<target).map { i in
-                let start = Double(i) * scale
-                let end = min(Double(i + 1) * scale, Double(source))
-                let first = Int(start)
-                let last = min(Int((end - 1e-9).rounded(.down)), source - 1)
-                var weights: [Float] = []
-                for s in first...last {
-                    let covered = min(end, Double(s + 1)) - max(start, Double(s))
-                    weights.append(Float(covered / (end - start)))
+        // An area spans at most ceil(scale) + 1 source samples; bilinear takes two.
+        var scratch = [Float](repeating: 0, count: scale >= 1 ? Int(scale.rounded(.up)) + 2 : 2)
+        scratch.withUnsafeMutableBufferPointer { scratch in
+            for i in 0..<target {
+                if scale >= 1 {
+                    // Area average: output i covers source interval [i·scale, (i+1)·scale).
+                    let start = Double(i) * scale
+                    let end = min(Double(i + 1) * scale, Double(source))
+                    let first = Int(start)
+                    let last = min(Int((end - 1e-9).rounded(.down)), source - 1)
+                    var count = 0
+                    for s in first...last {
+                        let covered = min(end, Double(s + 1)) - max(start, Double(s))
+                        scratch[count] = Float(covered / (end - start))
+                        count += 1
+                    }
+                    body(i, first, UnsafeBufferPointer(rebasing: scratch[0..<count]))
+                } else if source == 1 {
+                    scratch[0] = 1
+                    body(i, 0, UnsafeBufferPointer(rebasing: scratch[0..<1]))
+                } else {
+                    // Bilinear: sample the source at the output pixel's centre.
+                    let centre = (Double(i) + 0.5) * scale - 0.5
+                    let clamped = min(max(centre, 0), Double(source - 1))
+                    let first = min(Int(clamped), max(source - 2, 0))
+                    let fraction = Float(clamped - Double(first))
+                    scratch[0] = 1 - fraction
+                    scratch[1] = fraction
+                    body(i, first, UnsafeBufferPointer(rebasing: scratch[0..<2]))
                 }
-                return Contribution(first: first, weights: weights)
             }
-        }
-        // Bilinear: sample the source at the output pixel's centre.
-        return (0..<target).map { i in
-            let centre = (Double(i) + 0.5) * scale - 0.5
-            let clamped = min(max(centre, 0), Double(source - 1))
-            let first = min(Int(clamped), max(source - 2, 0))
-            if source == 1 { return Contribution(first: 0, weights: [1]) }
-            let fraction = Float(clamped - Double(first))
-            return Contribution(first: first, weights: [1 - fraction, fraction])
         }
     }
 }
