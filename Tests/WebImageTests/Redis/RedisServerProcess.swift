@@ -8,7 +8,7 @@ import Synchronization
 /// (SIGKILL), `start()` brings it back on the same port.
 final class RedisServerProcess: @unchecked Sendable {
     // @unchecked Sendable: `process` is only touched by the test that owns the fixture, one call at a time.
-    let port: Int
+    private(set) var port: Int
     let password: String?
     let extraArguments: [String]
     let directory = TemporaryDirectory()
@@ -20,8 +20,22 @@ final class RedisServerProcess: @unchecked Sendable {
         port = try freeLoopbackPort()
         self.password = password
         extraArguments = arguments
+        // The port was free when looked up, but another test's server may take it before
+        // redis-server binds it (seen once in a full run): redis-server then exits, and it is
+        // started again on another free port.
+        for _ in 0..<4 {
+            do {
+                try await start()
+                return
+            } catch is ExitedEarly {
+                port = try freeLoopbackPort()
+            }
+        }
         try await start()
     }
+
+    /// redis-server ended before it answered: most likely its port was taken.
+    private struct ExitedEarly: Error {}
 
     deinit {
         // SIGKILL, not SIGTERM: Foundation's `Process` passes the starting thread's signal mask on,
@@ -49,6 +63,10 @@ final class RedisServerProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             if (try? command(["PING"])) != nil { return }
+            if !process.isRunning {
+                self.process = nil
+                throw ExitedEarly()
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw FixtureError("redis-server on port \(port) did not answer within 60 s")
