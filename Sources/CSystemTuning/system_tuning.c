@@ -84,8 +84,6 @@ void wi_work_section_end(int began) {
     (void)sched_setaffinity(0, sizeof work_outside, &work_outside);
 }
 
-int wi_current_cpu(void) { return sched_getcpu(); }
-
 static void *wi_realtime_probe(void *priority) {
     return (void *)(intptr_t)wi_thread_set_realtime((int)(intptr_t)priority);
 }
@@ -105,5 +103,4 @@ int wi_realtime_permitted(int priority) { (void)priority; return 0; }
 int wi_thread_set_work_cpu(int index) { (void)index; return -1; }
 int wi_work_section_begin(void) { return 0; }
 void wi_work_section_end(int began) { (void)began; }
-int wi_current_cpu(void) { return -1; }
 #endif

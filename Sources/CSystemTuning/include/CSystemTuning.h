@@ -52,9 +52,6 @@ int wi_work_section_begin(void);
 /// restores the affinity the thread had when that section began. Nothing when `began` is 0.
 void wi_work_section_end(int began);
 
-/// The CPU the calling thread runs on now (sched_getcpu), or -1 where unavailable.
-int wi_current_cpu(void);
-
 /// Whether this process may put a thread in SCHED_RR at `priority`: tried on a thread made for the
 /// purpose and joined (the caller's own policy is untouched). 1 when it may, 0 otherwise.
 int wi_realtime_permitted(int priority);
