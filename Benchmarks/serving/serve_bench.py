@@ -39,6 +39,12 @@ in two modes, each on a freshly started server:
         so every request is served from the server's cache. vips_server has no cache: its warm row repeats
         its cold result (marked "= cold").
 
+The servers' state (webimage's cache directory, thumbor's storages, logs) goes to a new directory under
+--state-root (default: the system temporary directory). Both caching servers create a file for every cold
+request, so the file system there counts: run-all.sh passes a fresh journaled ext4 (state_fs.sh), as this
+machine's journal-less root ext4 charges 60-700 µs of CPU for a file create (create_cost.py; the README says
+why). The log's first line gives the file system and what a create costs in it.
+
 Each run checks every response (status 200 and the cell's Content-Type; anything else is an error, shown
 in the table and never counted as a result), counts the origin fetches through nginx's /status (a cold run
 should fetch once per request, a warm one never; a mismatch is reported on stderr), and samples the peak
@@ -67,6 +73,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import create_cost  # noqa: E402  (what a file create costs where the servers keep their state)
 import thumbor_bench  # noqa: E402  (thumbor's configuration, start and stop; stop() serves every server)
 
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -529,7 +536,9 @@ def main():
     ap.add_argument("--wrk-timeout", type=int, default=30,
                     help="wrk's --timeout in seconds (default 30; wrk's own 2 s would count slow answers as errors)")
     ap.add_argument("--startup-timeout", type=float, default=30)
-    ap.add_argument("--work-dir", help="where the servers' caches and logs go (default: a new temporary directory)")
+    ap.add_argument("--work-dir", help="where the servers' caches and logs go (default: a new directory under --state-root)")
+    ap.add_argument("--state-root", help="where the new work directory is made (default: the system temporary directory; "
+                                         "run-all.sh gives a fresh journaled ext4, state_fs.sh: see the README)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory after the benchmark (each run's caches, logs, wrk paths; they stay until the end either way)")
     args = ap.parse_args()
     cells = parse_list(args.cells, tuple(CELLS), "cells")
@@ -540,8 +549,10 @@ def main():
         raise KeyboardInterrupt(f"signal {signum}")
 
     signal.signal(signal.SIGTERM, on_signal)
-    work_dir = args.work_dir or tempfile.mkdtemp(prefix="serve-bench-")
+    work_dir = args.work_dir or tempfile.mkdtemp(prefix="serve-bench-", dir=args.state_root)
     os.makedirs(work_dir, exist_ok=True)
+    log(f"serve_bench: the servers' state goes to {work_dir} ({create_cost.fs_type(work_dir)}, "
+        f"{create_cost.cost_us(work_dir):.0f} µs of CPU to create, write and rename a 24 KB file: create_cost.py)")
     with open("/proc/loadavg") as f:
         log(f"serve_bench: load average {' '.join(f.read().split()[:3])} on {os.cpu_count()} cores; "
             f"{args.seconds} s per run; cells {','.join(cells)}; servers {','.join(servers)}; work dir {work_dir}")
