@@ -60,7 +60,7 @@ final class PlainHTTPClient: Sendable {
             }
             return true
         }, onBody: { piece in
-            response?.body.append(piece)
+            response?.body.append(contentsOf: piece)
             guard (response?.body.count ?? 0) <= maxBodyBytes else { tooLarge = true; return false }
             return true
         })

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+@testable import WebImageServer
 
 /// The downloader's own HTTP/1.1 client for `http://` sources (``PlainDownloadTask`` over
 /// ``HTTP1Client``): chosen by ``DownloaderConfig/Transport``, redirects that leave the host without
@@ -76,6 +77,76 @@ import Testing
         }
         #expect(scripted.acceptedCount < 5, "a connection per download: none was reused")
         #expect(scripted.acceptedCount == 1 || testTimeScale > 1, "\(scripted.acceptedCount) connections")
+    }
+
+    /// The nice value of every thread of the process named `prefix…`, from `/proc/self/task`.
+    static func niceness(ofThreadsNamed prefix: String) -> [Int] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { task -> Int? in
+            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8), comm.hasPrefix(prefix),
+                  let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")   // fields 3... of proc(5)
+            return fields.count > 16 ? Int(fields[16]) : nil   // field 19: nice
+        }
+    }
+
+    /// A plain download started on a server's cold thread (nice 10) goes to an idle worker of the
+    /// HTTP/1.1 client, or through the launch queue when none is idle: a worker that thread started
+    /// would be its child and keep nice 10 for good. Every idle worker is kept busy first, so this
+    /// download needs a new one.
+    @Test func aColdThreadNeverStartsAWorkerOfItsOwnNice() async throws {
+        defer { server.stop() }
+        let release = DispatchSemaphore(value: 0)
+        var held = 0
+        while HTTP1Client.shared.runOnIdleWorker({ release.wait() }) { held += 1 }
+        defer { for _ in 0..<held { release.signal() } }
+        let downloader = Downloader(config: DownloaderConfig(transport: .automatic))
+        let url = server.url("/a.png?cold-thread")
+        let data = try await Task(executorPreference: ThreadPoolExecutor.coldWork) {
+            #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == ThreadPoolExecutor.loweredNiceness, "runs on a cold thread")
+            return try await downloader.load(ImageLoadRequest(url: url)).data
+        }.value
+        #expect(data == body)
+        let workers = Self.niceness(ofThreadsNamed: "webimage.http-")
+        #expect(!workers.isEmpty)
+        #expect(workers.allSatisfy { $0 == 0 }, "worker nice values: \(workers)")
+    }
+
+    /// A server that sends faster than the client reads never outlasts the exchange's deadline: every
+    /// read finds bytes waiting (no wait in `poll`, where the time is checked too), and the reader
+    /// still stops at the deadline.
+    @Test func aBodyThatNeverEndsStopsAtTheDeadline() async throws {
+        defer { server.stop() }
+        let endless = try ScriptedServer(answer: "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 1000000000000\r\n\r\n", endless: true)
+        let url = URL(string: "http://127.0.0.1:\(endless.port)/endless.png")!
+        let started = ContinuousClock.now
+        // Past 10 s the exchange is cut from outside (then it ends `.cancelled`, and the test fails, not hangs).
+        let cancellation = HTTP1Cancellation()
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10))
+            cancellation.cancel()
+        }
+        defer { watchdog.cancel() }
+        let (result, received) = await withCheckedContinuation { (continuation: CheckedContinuation<(Result<Void, HTTP1Error>, Int), Never>) in
+            HTTP1Client.shared.run {
+                var received = 0
+                let result = HTTP1Client.shared.exchange(
+                    HTTP1Client.Request(method: "GET", url: url, headers: []), deadline: .now + .milliseconds(300),
+                    cancellation: cancellation, onHead: { _ in true }, onBody: { piece in
+                        received += piece.count
+                        usleep(2000)   // slower than the server: the socket always has bytes waiting
+                        return true
+                    })
+                continuation.resume(returning: (result, received))
+            }
+        }
+        guard case .failure(.timedOut) = result else {
+            Issue.record("ended with \(result) after \(received) bytes, not at the deadline")
+            return
+        }
+        #expect(received > 0, "the body was being read")
+        #expect(ContinuousClock.now - started < .seconds(10))
     }
 
     /// The task holds its operation while it runs; once the download has its verdict neither may keep
@@ -167,7 +238,9 @@ final class ScriptedServer: Sendable {
     /// Connections accepted so far.
     var acceptedCount: Int { accepted.value.load(ordering: .relaxed) }
 
-    init(answer: String, keepsAlive: Bool = false) throws {
+    /// `answer` is sent for each request; with `endless`, bytes follow it as fast as the client takes
+    /// them until it goes away (a body with no end in sight).
+    init(answer: String, keepsAlive: Bool = false, endless: Bool = false) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
         var address = sockaddr_in()
@@ -192,6 +265,10 @@ final class ScriptedServer: Sendable {
                     // One request per recv (the client sends each whole, and waits for the answer).
                     while recv(client, &request, request.count, 0) > 0 {
                         _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                        if endless {
+                            let filler = [UInt8](repeating: 0x5A, count: 65536)
+                            while filler.withUnsafeBytes({ send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) > 0 {}
+                        }
                         if !keepsAlive { break }
                     }
                     shutdown(client, Int32(SHUT_WR))

@@ -316,17 +316,32 @@ final class DownloadOperation: Sendable {
 
     /// Appends a chunk and reports it; returns false (after failing) when the size limit is passed.
     func received(_ chunk: Data, maxBytes: Int) -> Bool {
-        var deliveries: [(ImageLoadProgressHandler, ImageLoadProgress)] = []
+        chunk.withUnsafeBytes { received($0, maxBytes: maxBytes, piece: chunk) }
+    }
+
+    /// Appends the bytes of a chunk that lies in a transport's buffer (valid only during the call) and
+    /// reports it; returns false (after failing) when the size limit is passed. The bytes are copied
+    /// once, into the body; a `Data` of the chunk is made only for waiters with a progress handler.
+    func received(_ chunk: UnsafeRawBufferPointer, maxBytes: Int) -> Bool {
+        received(chunk, maxBytes: maxBytes, piece: nil)
+    }
+
+    private func received(_ bytes: UnsafeRawBufferPointer, maxBytes: Int, piece: Data?) -> Bool {
+        // Each waiter with a progress handler: what it is told, and the whole body so far when it
+        // has yet to catch up (else this chunk, made into a `Data` once, after the lock).
+        var deliveries: [(handler: ImageLoadProgressHandler, received: Int, expected: Int?, catchUp: Data?)] = []
+        // Read only under the lock, during this call, on this thread: the caller keeps it valid meanwhile.
+        nonisolated(unsafe) let start = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        let count = bytes.count
         let withinLimit: Bool = state.withLock { state in
             guard !state.work.isFinished else { return true }
-            state.body.append(chunk)
-            guard state.body.count <= maxBytes else { return false }
-            let received = state.body.count, body = state.body, expected = state.expectedBytes
+            guard state.body.count + count <= maxBytes else { return false }
+            if let start { state.body.append(start, count: count) }
+            let received = state.body.count, expected = state.expectedBytes, body = state.body
             state.work.updateWaiters { _, waiter in
                 guard let handler = waiter.progress else { return }
-                let data = waiter.needsCatchUp ? body : chunk
+                deliveries.append((handler, received, expected, waiter.needsCatchUp ? body : nil))
                 waiter.needsCatchUp = false
-                deliveries.append((handler, ImageLoadProgress(receivedBytes: received, expectedBytes: expected, chunk: data)))
             }
             return true
         }
@@ -334,7 +349,18 @@ final class DownloadOperation: Sendable {
             fail(.responseTooLarge(limit: maxBytes, url: url))
             return false
         }
-        for (handler, progress) in deliveries { handler(progress) }
+        var chunk = piece
+        for delivery in deliveries {
+            let data: Data
+            if let catchUp = delivery.catchUp {
+                data = catchUp
+            } else {
+                let made = chunk ?? Data(bytes)
+                chunk = made
+                data = made
+            }
+            delivery.handler(ImageLoadProgress(receivedBytes: delivery.received, expectedBytes: delivery.expected, chunk: data))
+        }
         return true
     }
 

@@ -192,8 +192,37 @@ final class DownloadScheduler: Sendable {
     /// must not hold up another downloader's starts.
     private let launchQueue = DispatchQueue(label: "WebImage.Downloader.launch")
 
+    /// Launches `launches` off the caller's thread. A plain `http://` download (``PlainDownloadTask``)
+    /// with no request modifier goes straight to an idle worker of the HTTP/1.1 client, which carries
+    /// it, with no stop on ``launchQueue`` (which only URLSession's tasks need): one thread hop fewer
+    /// per download. When no worker is idle it goes through the launch queue as before, so a new
+    /// worker is never the child of the caller's thread (a server's `nice 10` cold thread would pass
+    /// its nice value on to it: ``BlockingWorkers/runOnIdleThread(_:)``).
     private func launchSoon(_ launches: [Launch]) {
-        if !launches.isEmpty { launchQueue.async { self.launch(launches) } }
+        guard !launches.isEmpty else { return }
+        var others: [Launch] = []
+        for item in launches {
+            let direct = Self.launchesOnWorker(item) && HTTP1Client.shared.runOnIdleWorker {
+                self.start(item.operation, request: item.request, settings: item.settings, onWorker: true)
+            }
+            if !direct { others.append(item) }
+        }
+        if !others.isEmpty {
+            let queued = others
+            launchQueue.async { self.launch(queued) }
+        }
+    }
+
+    /// Whether `item` goes to ``PlainDownloadTask`` as it stands (``sendTask``'s test) and no request
+    /// modifier can change that.
+    private static func launchesOnWorker(_ item: Launch) -> Bool {
+        item.settings.config.requestModifier == nil && item.operation.request.requestModifier == nil
+            && usesPlainTransport(item.operation, request: item.request, transport: item.settings.config.transport)
+    }
+
+    /// Whether `request` of `operation` is carried by ``PlainDownloadTask`` rather than URLSession.
+    private static func usesPlainTransport(_ operation: DownloadOperation, request: URLRequest, transport: DownloaderConfig.Transport) -> Bool {
+        transport == .automatic && !operation.request.handlesCookies && PlainDownloadTask.carries(request)
     }
 
     /// Changes the configuration and starts whatever a higher limit now allows; a lower
@@ -271,7 +300,9 @@ final class DownloadScheduler: Sendable {
         }
     }
 
-    private func start(_ operation: DownloadOperation, request: URLRequest?, settings: Settings) {
+    /// Starts `operation` with `request` (`nil`: a modifier refused it). On ``launchQueue``, or with
+    /// `onWorker` on an HTTP/1.1 client worker for a plain download (``launchSoon(_:)``).
+    private func start(_ operation: DownloadOperation, request: URLRequest?, settings: Settings, onWorker: Bool = false) {
         guard !operation.isFinished else { return }
         guard var request else {
             operation.fail(.rejected(url: operation.url, reason: "the request modifier refused the request"))
@@ -288,7 +319,7 @@ final class DownloadScheduler: Sendable {
         }
         let deadline = ContinuousClock.now + settings.config.downloadTimeout
         guard let host = request.url?.host, settings.config.sourceAddressPolicy != .unrestricted else {
-            return sendTask(for: operation, request: request, settings: settings, deadline: deadline, restart: restart)
+            return sendTask(for: operation, request: request, settings: settings, deadline: deadline, restart: restart, onWorker: onWorker)
         }
         let ready = request, resend = restart
         SourceAddressCheck.check(host: host, policy: settings.config.sourceAddressPolicy) { [weak self] refused in
@@ -296,7 +327,10 @@ final class DownloadScheduler: Sendable {
             if let refused {
                 operation.fail(.sourceRefused(address: refused.address.description, reason: refused.reason, url: operation.url))
             } else if IPAddress(host) != nil {
-                sendTask(for: operation, request: ready, settings: settings, deadline: deadline, restart: resend)   // still on the launch queue
+                // Answered at once: still on the launch queue, or the worker.
+                sendTask(for: operation, request: ready, settings: settings, deadline: deadline, restart: resend, onWorker: onWorker)
+            } else if onWorker {
+                HTTP1Client.shared.run { self.sendTask(for: operation, request: ready, settings: settings, deadline: deadline, restart: resend, onWorker: true) }
             } else {
                 launchQueue.async { self.sendTask(for: operation, request: ready, settings: settings, deadline: deadline, restart: resend) }
             }
@@ -306,16 +340,25 @@ final class DownloadScheduler: Sendable {
     /// Creates, registers and resumes the network task of `operation`, watching `deadline` if given.
     /// `restart`, for a request that asks for the rest of a partial, sends it again without `Range`
     /// when the answer cannot continue the partial (under the first request's deadline).
+    ///
+    /// On ``launchQueue``; or, with `onWorker`, on the HTTP/1.1 client's worker that then carries the
+    /// plain transfer itself (a request that turns out to need URLSession goes to the launch queue).
     private func sendTask(for operation: DownloadOperation, request: URLRequest, settings: Settings,
                           deadline: ContinuousClock.Instant?, restart: (@Sendable () -> Void)?,
-                          transport: DownloaderConfig.Transport? = nil) {
-        dispatchPrecondition(condition: .onQueue(launchQueue))
+                          transport: DownloaderConfig.Transport? = nil, onWorker: Bool = false) {
+        let plain = Self.usesPlainTransport(operation, request: request, transport: transport ?? settings.config.transport)
+        if onWorker && !plain {
+            return launchQueue.async {
+                self.sendTask(for: operation, request: request, settings: settings, deadline: deadline, restart: restart, transport: transport)
+            }
+        }
+        if !onWorker { dispatchPrecondition(condition: .onQueue(launchQueue)) }
         guard !operation.isFinished else { return }
-        guard !isShutDown else {   // the sessions are invalidated, or about to be, on this queue
+        guard !isShutDown else {   // the sessions are invalidated, or about to be, on the launch queue
             operation.fail(.shutDown(url: operation.url))
             return
         }
-        if (transport ?? settings.config.transport) == .automatic, !operation.request.handlesCookies, PlainDownloadTask.carries(request) {
+        if plain {
             let task = PlainDownloadTask(operation: operation, config: settings.config, restart: restart) { [weak self] handed in
                 guard let self else { return }
                 launchQueue.async {
@@ -324,7 +367,7 @@ final class DownloadScheduler: Sendable {
             }
             operation.started(task: task)
             if let deadline { deadlines.watch(operation, until: deadline) }
-            return task.resume(request)
+            return onWorker ? task.perform(request) : task.resume(request)
         }
         let task = (operation.request.handlesCookies ? cookieSession : session).dataTask(with: request)
         task.setPriority(operation.priority)

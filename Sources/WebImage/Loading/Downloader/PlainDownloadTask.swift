@@ -66,7 +66,9 @@ final class PlainDownloadTask: DownloadTransportTask {
         case redirect(URLRequest, HTTPURLResponse)
     }
 
-    private func perform(_ request: URLRequest) {
+    /// Carries the transfer on the calling thread, which must be one of ``HTTP1Client``'s workers
+    /// (it blocks there until the answer is read, handed over or cut).
+    func perform(_ request: URLRequest) {
         guard let url = request.url else { return complete(URLError(.badURL)) }
         var next = Next.stop
         let exchange = HTTP1Client.Request(method: request.httpMethod ?? "GET", url: url, headers: Self.fields(of: request))

@@ -1,3 +1,4 @@
+import CSystemTuning
 import Foundation
 
 /// Threads of their own for blocking jobs (sockets), never the cooperative pool's. A job goes to an
@@ -28,6 +29,20 @@ package final class BlockingWorkers: @unchecked Sendable {
         self.idleLifetime = idleLifetime
     }
 
+    /// Runs `job` on a thread that is idle now, and returns true; false (nothing is run) when every
+    /// thread is busy or already has a job waiting. For a caller that must not become the parent of
+    /// a new thread: on Linux a thread starts with its creator's nice value and CPU affinity, and a
+    /// `nice 10` server thread (``ThreadPoolExecutor``'s) would leave its own weight to the thread
+    /// it makes, for good (an unprivileged thread cannot lower its nice value again).
+    package func runOnIdleThread(_ job: @escaping @Sendable () -> Void) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard idle > jobs.count - head else { return false }
+        jobs.append(job)
+        condition.signal()
+        return true
+    }
+
     /// Runs `job` on one of the threads.
     package func run(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
@@ -38,8 +53,11 @@ package final class BlockingWorkers: @unchecked Sendable {
         condition.signal()
         condition.unlock()
         if starts {
-            let thread = Thread { [self] in loop() }
-            thread.name = "\(name)-\(number)"
+            let threadName = "\(name)-\(number)"
+            let thread = Thread { [self] in
+                _ = threadName.withCString { wi_thread_set_name($0) }   // Thread.name set from outside does not reach the kernel on Linux
+                loop()
+            }
             thread.start()
         }
     }

@@ -68,15 +68,22 @@ package final class HTTP1Client: Sendable {
         workers.run(job)
     }
 
+    /// Runs `job` on a worker thread idle now and returns true, else false and runs nothing (see
+    /// ``BlockingWorkers/runOnIdleThread(_:)``: for callers that must not start a thread).
+    package func runOnIdleWorker(_ job: @escaping @Sendable () -> Void) -> Bool {
+        workers.runOnIdleThread(job)
+    }
+
     /// Sends `request` and reads its answer, blocking the calling thread (a worker's: ``run(_:)``).
     /// `onHead` gets the final head (false: read no body); `onBody` each piece of the body as it
-    /// arrives (false: read no more). Either refusal closes the connection.
+    /// arrives (false: read no more), valid only during the call (copy what is kept). Either
+    /// refusal closes the connection.
     /// `addressPolicy` (default unrestricted) is applied to every address a new connection is made
     /// to, after the name lookup that connection uses: ``HTTP1Error/addressRefused(address:reason:)``
     /// when it refuses one, before anything is sent.
     package func exchange(_ request: Request, deadline: ContinuousClock.Instant, readTimeout: Duration? = nil,
                           addressPolicy: SourceAddressPolicy = .unrestricted,
-                          cancellation: HTTP1Cancellation, onHead: (HTTP1Head) -> Bool, onBody: (Data) -> Bool) -> Result<Void, HTTP1Error> {
+                          cancellation: HTTP1Cancellation, onHead: (HTTP1Head) -> Bool, onBody: (UnsafeRawBufferPointer) -> Bool) -> Result<Void, HTTP1Error> {
         guard let host = request.url.host, !host.isEmpty else { return .failure(.cannotFindHost("")) }
         let port = request.url.port ?? 80
         let key = "\(host):\(port)"
@@ -118,7 +125,7 @@ package final class HTTP1Client: Sendable {
 
     /// Writes the request and reads one answer; whether the connection can carry another.
     private static func exchange(_ bytes: Data, method: String, reader: inout HTTP1Reader, onHead: (HTTP1Head) -> Bool,
-                                 onBody: (Data) -> Bool) -> Result<Bool, HTTP1Error> {
+                                 onBody: (UnsafeRawBufferPointer) -> Bool) -> Result<Bool, HTTP1Error> {
         guard send(bytes, on: reader.fd, deadline: reader.deadline) else { return .failure(.connectionLost) }
         let head: HTTP1Head
         switch reader.readHead() {

@@ -13,9 +13,12 @@ package struct HTTP1Reader {
     let readTimeout: Duration?
     private var buffer: [UInt8] = []
     private var start = 0
-    /// What one `recv(2)` reads into, kept for the whole answer.
-    private var scratch = [UInt8](repeating: 0, count: 65536)
-    /// Whether the last failed ``fill()`` met the end of the stream (the server closed), not an error.
+    /// What one `recv(2)` reads into, kept for the whole answer (never read before written: not zeroed).
+    private var scratch = [UInt8](unsafeUninitializedCapacity: HTTP1Reader.readSize) { _, count in count = HTTP1Reader.readSize }
+    /// The most one `recv(2)` asks for: 64 KiB, loopback's largest segment, and below glibc's
+    /// threshold for a mapping of its own (the buffer comes from the heap, not fresh pages each answer).
+    static let readSize = 64 * 1024
+    /// Whether the last failed read met the end of the stream (the server closed), not an error.
     private var atEnd = false
     /// Bytes received on the socket so far (0: the server sent nothing at all).
     package private(set) var received = 0
@@ -32,26 +35,43 @@ package struct HTTP1Reader {
     /// Reads more bytes into the buffer: `nil` when some arrived, else why not (`atEnd` tells a
     /// clean end of the stream from a failure; both are `.connectionLost`).
     private mutating func fill() -> HTTP1Error? {
-        atEnd = false
         if start > 0 && start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 }
+        switch receive(upTo: scratch.count) {
+        case .success(let count):
+            buffer.append(contentsOf: scratch[0..<count])
+            return nil
+        case .failure(let error):
+            return error
+        }
+    }
+
+    /// Receives at most `limit` bytes (1 or more) into the start of ``scratch``: how many arrived,
+    /// else why none did. The socket is non-blocking: `recv(2)` is tried first and `poll(2)` waits
+    /// only when nothing is there yet (while a body streams in, most reads find bytes waiting, and
+    /// a poll before each would double the system calls).
+    private mutating func receive(upTo limit: Int) -> Result<Int, HTTP1Error> {
+        atEnd = false
+        let socket = fd, wanted = min(limit, scratch.count)
         while true {
+            guard ContinuousClock.now < deadline else { return .failure(.timedOut) }   // a server that never stops sending
+            let count = scratch.withUnsafeMutableBytes { recv(socket, $0.baseAddress, wanted, 0) }
+            if count > 0 {
+                received += count
+                return .success(count)
+            }
+            if count == 0 {
+                atEnd = true
+                return .failure(.connectionLost)
+            }
+            guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { return .failure(.connectionLost) }
+            if errno == EINTR { continue }
             var wait = deadline - .now
             if let readTimeout, readTimeout < wait { wait = readTimeout }
-            guard wait > .zero else { return .timedOut }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard wait > .zero else { return .failure(.timedOut) }
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, wait.pollMilliseconds)
             if ready < 0 && errno == EINTR { continue }
-            guard ready == 1 else { return ready == 0 ? .timedOut : .connectionLost }
-            let socket = fd
-            let count = scratch.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                buffer.append(contentsOf: scratch[0..<count])
-                received += count
-                return nil
-            }
-            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
-            atEnd = count == 0
-            return .connectionLost
+            guard ready == 1 else { return .failure(ready == 0 ? .timedOut : .connectionLost) }
         }
     }
 
@@ -88,7 +108,8 @@ package struct HTTP1Reader {
     }
 
     /// Reads the body framed by `framing`, handing each piece to `deliver` as it arrives (false stops).
-    package mutating func readBody(_ framing: HTTP1BodyFraming, deliver: (Data) -> Bool) -> Result<BodyEnd, HTTP1Error> {
+    /// A piece is only valid during the call (it lies in the reader's buffers: copy what is kept).
+    package mutating func readBody(_ framing: HTTP1BodyFraming, deliver: (UnsafeRawBufferPointer) -> Bool) -> Result<BodyEnd, HTTP1Error> {
         switch framing {
         case .none: return .success(.complete)
         case .malformed: return .failure(.malformed("Content-Length"))
@@ -96,9 +117,9 @@ package struct HTTP1Reader {
         case .untilClose:
             while true {
                 if start < buffer.count {
-                    let piece = Data(buffer[start...])
+                    let going = buffer[start...].withUnsafeBytes(deliver)
                     start = buffer.count
-                    guard deliver(piece) else { return .success(.stopped) }
+                    guard going else { return .success(.stopped) }
                 }
                 if let error = fill() { return atEnd ? .success(.complete) : .failure(error) }   // a clean close ends the body
             }
@@ -120,16 +141,25 @@ package struct HTTP1Reader {
         }
     }
 
-    /// Hands `count` bytes to `deliver` as they arrive.
-    private mutating func readExactly(_ count: Int, deliver: (Data) -> Bool) -> Result<BodyEnd, HTTP1Error> {
+    /// Hands `count` bytes to `deliver` as they arrive: first what the buffer holds, then straight
+    /// from ``scratch`` (never past the body's end, so nothing of a next answer is read).
+    private mutating func readExactly(_ count: Int, deliver: (UnsafeRawBufferPointer) -> Bool) -> Result<BodyEnd, HTTP1Error> {
         var left = count
-        while left > 0 {
-            if start == buffer.count, let error = fill() { return .failure(error) }
+        if start < buffer.count {
             let take = min(left, buffer.count - start)
-            let piece = Data(buffer[start..<(start + take)])
+            let going = buffer[start..<(start + take)].withUnsafeBytes(deliver)
             start += take
             left -= take
-            guard deliver(piece) else { return .success(.stopped) }
+            guard going else { return .success(.stopped) }
+        }
+        while left > 0 {
+            switch receive(upTo: left) {
+            case .success(let got):
+                left -= got
+                guard scratch.withUnsafeBytes({ deliver(UnsafeRawBufferPointer(rebasing: $0[0..<got])) }) else { return .success(.stopped) }
+            case .failure(let error):
+                return .failure(error)
+            }
         }
         return .success(.complete)
     }
