@@ -3,7 +3,7 @@
  * C loop on 2 threads: the reference "webimage serve" is measured against (issue 27: a cold cell's
  * throughput at least 0.8x this loop's in the same run).
  *
- *   codec_loop CELL [--seconds N] [--threads T] [--sources DIR] [--count K] [--out DIR]
+ *   codec_loop CELL [--seconds N] [--threads T] [--sources DIR] [--count K] [--out DIR] [--fetch PORT]
  *
  * CELL is jpeg, png, webp or avif. The K (20) sources DIR/<ext>/0..K-1.<ext> (default
  * $WEBIMAGE_NGINX_RUNTIME/serving/div2k, else /tmp/webimage-bench-nginx/serving/div2k: the files nginx
@@ -33,21 +33,31 @@
  * finished the iteration under way at the deadline; every output is checked (its size, non-empty).
  * Prints ONE JSON line on stdout:
  *   {"cell", "threads", "seconds", "results", "results_per_second", "mean_bytes", "output": "WxH",
- *    "sources", "peak_rss_mib", "cc": the compiler it was built with, "work": what one iteration does}
+ *    "sources", "peak_rss_mib", "cc": the compiler it was built with, "fetch": whether --fetch was given,
+ *    "work": what one iteration does}
  * With --out DIR, the K sources are first processed once (untimed) and written to DIR/<i>.<ext>.
+ * With --fetch PORT, each iteration first GETs its source from the nginx on 127.0.0.1:PORT over the
+ * thread's kept-alive connection (/serving/div2k/<ext>/<i>.<ext>, what the server fetches), into a
+ * buffer of its Content-Length, and works on that: the codec work plus the least a server that fetches
+ * its sources over HTTP must do ("fetch": true in the JSON line).
  * Exits 1 (message on stderr) when anything fails.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "CAVIF.h"
 #include "CJPEG.h"
@@ -448,9 +458,74 @@ static int once(enum cell cell, const buffer *source, encoded *out, char *error,
     return -1;
 }
 
+/* ---- --fetch: each source from nginx, as the server gets it ------------------------------- */
+
+/* With --fetch PORT, an iteration first GETs its source from the nginx on 127.0.0.1:PORT
+ * (/serving/div2k/<ext>/<i>.<ext>, the URL the server fetches) over the thread's kept-alive
+ * connection, reading the body into a buffer of its Content-Length, the least any server that
+ * fetches its sources over HTTP must do; then the codec work on it. */
+static int fetch_port;
+static enum cell the_cell;
+
+static int connect_origin(void) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)fetch_port)};
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+    if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* GETs source `index` on *fd (connected first if -1): 0 and the body in *out, else -1 and why. */
+static int fetch_source(int *fd, int index, buffer *out, char *error, size_t error_size) {
+    if (*fd < 0 && (*fd = connect_origin()) < 0) return snprintf(error, error_size, "connect: %s", strerror(errno)), -1;
+    const char *ext = CELL_EXTS[the_cell];
+    char request[256];
+    int length = snprintf(request, sizeof request, "GET /serving/div2k/%s/%d.%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n",
+                          ext, index, ext, fetch_port);
+    for (int sent = 0; sent < length;) {
+        ssize_t n = send(*fd, request + sent, (size_t)(length - sent), MSG_NOSIGNAL);
+        if (n <= 0) return snprintf(error, error_size, "send: %s", strerror(errno)), -1;
+        sent += (int)n;
+    }
+    char head[16384];
+    size_t have = 0;
+    char *end = NULL;
+    while (!end) {
+        if (have == sizeof head - 1) return snprintf(error, error_size, "a head over 16 KiB"), -1;
+        ssize_t n = recv(*fd, head + have, sizeof head - 1 - have, 0);
+        if (n <= 0) return snprintf(error, error_size, "recv (head): %s", n == 0 ? "closed" : strerror(errno)), -1;
+        have += (size_t)n;
+        head[have] = '\0';
+        end = strstr(head, "\r\n\r\n");
+    }
+    if (strncmp(head, "HTTP/1.1 200", 12) != 0) return snprintf(error, error_size, "status line: %.40s", head), -1;
+    const char *field = strcasestr(head, "\r\ncontent-length:");
+    if (!field || field > end) return snprintf(error, error_size, "no Content-Length"), -1;
+    size_t body = strtoull(field + 17, NULL, 10), leftover = have - (size_t)(end + 4 - head);
+    if (body == 0 || leftover > body) return snprintf(error, error_size, "Content-Length %zu", body), -1;
+    out->data = malloc(body);
+    out->size = body;
+    if (!out->data) return snprintf(error, error_size, "out of memory"), -1;
+    memcpy(out->data, end + 4, leftover);
+    for (size_t got = leftover; got < body;) {
+        ssize_t n = recv(*fd, out->data + got, body - got, 0);
+        if (n <= 0) {
+            free(out->data);
+            return snprintf(error, error_size, "recv (body): %s", n == 0 ? "closed" : strerror(errno)), -1;
+        }
+        got += (size_t)n;
+    }
+    return 0;
+}
+
 /* ---- the loop ---------------------------------------------------------------------------- */
 
-static enum cell the_cell;
 static buffer *sources;
 static int source_count;
 static int expected_w, expected_h;
@@ -479,13 +554,26 @@ static void check(const encoded *e, int index) {
     }
 }
 
+/* One iteration on source i: fetched first with --fetch (on *fd), else from memory. */
+static void iterate(int i, int *fd, encoded *e) {
+    char error[512];
+    if (fetch_port) {
+        buffer fetched;
+        if (fetch_source(fd, i, &fetched, error, sizeof error) != 0) fail("fetching source", i, error);
+        int result = once(the_cell, &fetched, e, error, sizeof error);
+        free(fetched.data);
+        if (result != 0) fail("source", i, error);
+    } else if (once(the_cell, &sources[i], e, error, sizeof error) != 0) {
+        fail("source", i, error);
+    }
+}
+
 static void *work(void *argument) {
     worker *me = argument;
-    char error[512];
-    int i = me->index * source_count / thread_count;
+    int i = me->index * source_count / thread_count, fd = -1;
     encoded e;
     /* One untimed iteration, then wait for the others. */
-    if (once(the_cell, &sources[i], &e, error, sizeof error) != 0) fail("source", i, error);
+    iterate(i, &fd, &e);
     check(&e, i);
     release_encoded(&e);
     pthread_barrier_wait(&ready);        /* every warm-up done: main starts the clock */
@@ -493,7 +581,7 @@ static void *work(void *argument) {
     double end = deadline;
     for (;;) {
         i = (i + 1) % source_count;
-        if (once(the_cell, &sources[i], &e, error, sizeof error) != 0) fail("source", i, error);
+        iterate(i, &fd, &e);
         check(&e, i);
         me->results += 1;
         me->bytes += (double)e.count;
@@ -504,6 +592,7 @@ static void *work(void *argument) {
             break;
         }
     }
+    if (fd >= 0) close(fd);
     return NULL;
 }
 
@@ -528,7 +617,7 @@ static buffer read_file(const char *path) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: codec_loop jpeg|png|webp|avif [--seconds N] [--threads T] [--sources DIR] [--count K] [--out DIR]\n");
+    fprintf(stderr, "usage: codec_loop jpeg|png|webp|avif [--seconds N] [--threads T] [--sources DIR] [--count K] [--out DIR] [--fetch PORT]\n");
     exit(2);
 }
 
@@ -557,9 +646,10 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[a], "--sources") == 0) source_dir = argv[++a];
         else if (strcmp(argv[a], "--count") == 0) source_count = atoi(argv[++a]);
         else if (strcmp(argv[a], "--out") == 0) out_dir = argv[++a];
+        else if (strcmp(argv[a], "--fetch") == 0) fetch_port = atoi(argv[++a]);
         else usage();
     }
-    if (seconds <= 0 || thread_count < 1 || thread_count > 64 || source_count < 1) usage();
+    if (seconds <= 0 || thread_count < 1 || thread_count > 64 || source_count < 1 || fetch_port < 0 || fetch_port > 65535) usage();
 
     const char *ext = CELL_EXTS[the_cell];
     sources = calloc((size_t)source_count, sizeof *sources);
@@ -620,9 +710,9 @@ int main(int argc, char **argv) {
     struct rusage usage_self;
     getrusage(RUSAGE_SELF, &usage_self);
     printf("{\"cell\": \"%s\", \"threads\": %d, \"seconds\": %.3f, \"results\": %ld, \"results_per_second\": %.2f, "
-           "\"mean_bytes\": %.0f, \"output\": \"%dx%d\", \"sources\": %d, \"peak_rss_mib\": %.1f, \"cc\": \"%s\", \"work\": \"%s\"}\n",
+           "\"mean_bytes\": %.0f, \"output\": \"%dx%d\", \"sources\": %d, \"peak_rss_mib\": %.1f, \"cc\": \"%s\", \"fetch\": %s, \"work\": \"%s\"}\n",
            CELL_NAMES[the_cell], thread_count, elapsed, results, elapsed > 0 ? (double)results / elapsed : 0.0,
            results > 0 ? bytes / (double)results : 0.0, expected_w, expected_h, source_count,
-           (double)usage_self.ru_maxrss / 1024.0, CODEC_LOOP_CC " -O2", CELL_WORK[the_cell]);
+           (double)usage_self.ru_maxrss / 1024.0, CODEC_LOOP_CC " -O2", fetch_port ? "true" : "false", CELL_WORK[the_cell]);
     return 0;
 }

@@ -3,7 +3,7 @@
 a C loop of the codec work alone.
 
     $WEBIMAGE_BENCH_VENV/bin/python Benchmarks/serving/serve_bench.py [--seconds 10] \
-        [--cells jpeg,png,webp,avif] [--servers webimage,codec,vips,thumbor]
+        [--cells jpeg,png,webp,avif] [--servers webimage,codec,fetch,vips,thumbor]
 
 The shape (github.com/imgproxy/image-servers-benchmark): 2 concurrent clients (one per core), DIV2K-sized
 photos (nginx's /serving/div2k/<ext>/0..19, 2040×1356, written by prepare.py) fitted into 512×512, the output
@@ -29,6 +29,10 @@ and, as the ceiling webimage's cold requests are held to (issue 27: at least 0.8
             ($WEBIMAGE_NGINX_RUNTIME/serving/div2k, the files nginx serves) into memory before the clock.
             Cold rows only (its warm row is "—"); built in the preflight into .build-codec/ with -O2 by
             clang (SwiftPM's compiler for the same C files) when it is on PATH, else gcc.
+  fetch     the same loop with --fetch: each iteration first GETs its source from nginx on a kept-alive
+            connection per thread (the request the server makes, read into a buffer of its Content-Length),
+            then does the codec work: the least any server that fetches its sources over HTTP pays. Its
+            ratio has no goal; it shows how much of the gap to the codec loop is the fetch itself.
 
 in two modes, each on a freshly started server:
 
@@ -88,9 +92,10 @@ CELLS = {
     "webp": ("webp", 75, "image/webp", "webp"),
     "avif": ("avif", 65, "image/avif", "avif"),
 }
-SERVERS = ("webimage", "codec", "vips", "thumbor")
+SERVERS = ("webimage", "codec", "fetch", "vips", "thumbor")
+LOOPS = ("codec", "fetch")   # the C loop (codec_loop.sh): alone, and fetching each source from nginx first
 HTTP_SERVERS = ("webimage", "vips", "thumbor")   # run under wrk; "codec" is the C loop (codec_loop.sh)
-LABEL = {"webimage": "webimage", "codec": "codec loop", "vips": "libvips", "thumbor": "thumbor"}
+LABEL = {"webimage": "webimage", "codec": "codec loop", "fetch": "codec loop + fetch", "vips": "libvips", "thumbor": "thumbor"}
 GOAL_VIPS, GOAL_THUMBOR, GOAL_CODEC = 1.5, 3.0, 0.8
 CODEC_LOOP = os.path.join(HERE, "codec_loop.sh")
 PREWARM_N = 999_000_000   # the cold pre-warm requests' counters: outside any run's (wrk_paths.lua)
@@ -340,10 +345,13 @@ def measure(server, cell, mode, args, work_dir, serial):
         # system time per request writing its results (202-212 results/s against 235-245).
 
 
-def measure_codec(cell, args):
-    """The C loop of the codec work alone on one cell (cold only): codec_loop.sh CELL SECONDS, 2 threads.
-    Returns a result dict shaped like measure()'s (with "failed" on failure)."""
+def measure_codec(cell, args, fetch=False):
+    """The C loop of the codec work alone on one cell (cold only): codec_loop.sh CELL SECONDS, 2 threads;
+    with fetch, each iteration first GETs its source from nginx (--fetch PORT, a kept-alive connection per
+    thread). Returns a result dict shaped like measure()'s (with "failed" on failure)."""
     command = [args.codec_loop, cell, str(args.seconds), "--threads", "2"]
+    if fetch:
+        command += ["--fetch", ORIGIN.rsplit(":", 1)[1]]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=args.seconds + 300)
     except subprocess.TimeoutExpired:
@@ -404,7 +412,7 @@ def table(results, cells, servers):
         r = results.get((server, cell, mode))
         if server not in servers:
             return "–"
-        if server == "codec" and mode == "warm":
+        if server in LOOPS and mode == "warm":
             return "—"   # the loop has no cache: it is a cold reference only
         if r is None:
             return "–"
@@ -434,10 +442,10 @@ def table(results, cells, servers):
         return text + (" (= cold)" if r.get("same_as_cold") else "")
 
     lines = [
-        "| cell | mode | webimage results/s | codec loop results/s | libvips results/s | thumbor results/s | "
-        "webimage/codec loop | webimage/libvips | webimage/thumbor | goal | met | webimage peak RSS | "
-        "libvips peak RSS | thumbor peak RSS |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|",
+        "| cell | mode | webimage results/s | codec loop results/s | codec loop + fetch results/s | libvips results/s | "
+        "thumbor results/s | webimage/codec loop | webimage/(codec loop + fetch) | webimage/libvips | webimage/thumbor | "
+        "goal | met | webimage peak RSS | libvips peak RSS | thumbor peak RSS |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|",
     ]
     for cell in cells:
         for mode in ("cold", "warm"):
@@ -458,6 +466,16 @@ def table(results, cells, servers):
                 ratio = ours / theirs
                 ratios[other] = f"{ratio:.2f}×"
                 verdicts.append(ratio >= goal)
+            # The loop that also fetches each source: what is left once fetching over HTTP is counted (no goal).
+            fetched = good("fetch", cell, mode)
+            if mode == "warm":
+                ratios["fetch"] = "—"
+            elif "fetch" not in servers or "webimage" not in servers:
+                ratios["fetch"] = "–"
+            elif ours is None or not fetched:
+                ratios["fetch"] = "n/a"
+            else:
+                ratios["fetch"] = f"{ours / fetched:.2f}×"
             if not verdicts:
                 met = "–"
             elif None in verdicts:
@@ -469,7 +487,8 @@ def table(results, cells, servers):
                 goals = f"≥{GOAL_CODEC}× codec loop, " + goals
             lines.append(
                 f"| {cell} | {mode} | {rate('webimage', cell, mode)} | {rate('codec', cell, mode)} | "
-                f"{rate('vips', cell, mode)} | {rate('thumbor', cell, mode)} | {ratios['codec']} | {ratios['vips']} | "
+                f"{rate('fetch', cell, mode)} | {rate('vips', cell, mode)} | {rate('thumbor', cell, mode)} | "
+                f"{ratios['codec']} | {ratios['fetch']} | {ratios['vips']} | "
                 f"{ratios['thumbor']} | {goals} | {met} | {rss('webimage', cell, mode)} | "
                 f"{rss('vips', cell, mode)} | {rss('thumbor', cell, mode)} |")
     return "\n".join(lines)
@@ -486,7 +505,7 @@ def parse_list(text, allowed, what):
 
 
 def preflight(cells, servers, args):
-    if "codec" in servers:
+    if "codec" in servers or "fetch" in servers:
         runtime = os.environ.get("WEBIMAGE_NGINX_RUNTIME") or "/tmp/webimage-bench-nginx"
         for cell in cells:
             ext = CELLS[cell][0]
@@ -525,7 +544,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=int, default=10, help="wrk's -d per run (default 10)")
     ap.add_argument("--cells", default="jpeg,png,webp,avif", help="default jpeg,png,webp,avif")
-    ap.add_argument("--servers", default="webimage,codec,vips,thumbor", help="default webimage,codec,vips,thumbor")
+    ap.add_argument("--servers", default="webimage,codec,fetch,vips,thumbor", help="default webimage,codec,fetch,vips,thumbor")
     ap.add_argument("--webimage", default=os.path.join(REPO, ".build", "release", "webimage"),
                     help="the webimage executable (default: the release build in the package)")
     ap.add_argument("--thumbor", default=os.path.join(os.path.dirname(sys.executable), "thumbor"),
@@ -563,9 +582,9 @@ def main():
                 for server in SERVERS:
                     if server not in servers:
                         continue
-                    if server == "codec":
+                    if server in LOOPS:
                         if mode == "cold":
-                            r = measure_codec(cell, args)
+                            r = measure_codec(cell, args, fetch=server == "fetch")
                             results[(server, cell, mode)] = r
                             log(describe(server, cell, mode, r))
                         continue
