@@ -3,12 +3,22 @@
 #include <stdlib.h>   /* defines __GLIBC__ on glibc */
 
 #if defined(__GLIBC__)
+#include <limits.h>
 #include <malloc.h>
 
 int wi_malloc_set_arena_limit(int count) { return mallopt(M_ARENA_MAX, count); }
 int wi_malloc_trim(void) { return malloc_trim(0); }
+int wi_malloc_set_thresholds(unsigned long mmap_threshold, unsigned long trim_threshold) {
+    if (mmap_threshold > INT_MAX || trim_threshold > INT_MAX) return 0;   /* mallopt takes an int */
+    return mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold) == 1 && mallopt(M_TRIM_THRESHOLD, (int)trim_threshold) == 1;
+}
 #else
 int wi_malloc_set_arena_limit(int count) { (void)count; return 0; }
+int wi_malloc_set_thresholds(unsigned long mmap_threshold, unsigned long trim_threshold) {
+    (void)mmap_threshold;
+    (void)trim_threshold;
+    return 0;
+}
 int wi_malloc_trim(void) { return 0; }
 #endif
 

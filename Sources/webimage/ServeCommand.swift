@@ -199,7 +199,9 @@ struct ServeCommand {
         if let arenas = mallocArenas ?? MallocTuning.defaultArenas(realtimeNetworkThreads: runsNetworkThreadsInRealTime) {
             MallocTuning.limitArenas(to: arenas, environment: ProcessInfo.processInfo.environment)
         }
-        MallocTuning.startTrimming(every: mallocTrimInterval)
+        if MallocTuning.startTrimming(every: mallocTrimInterval) {
+            MallocTuning.keepFreedMemoryForTrimming(environment: ProcessInfo.processInfo.environment)
+        }
         var cacheConfig = ImageCacheConfig()
         cacheConfig.maxMemoryCost = max(memoryLimit, 1)
         cacheConfig.shouldCacheImagesInMemory = memoryLimit > 0

@@ -7,6 +7,13 @@
 /// eight per core). Affects arenas created after the call. 0 where the C library is not glibc.
 int wi_malloc_set_arena_limit(int count);
 
+/// mallopt(M_MMAP_THRESHOLD, mmap_threshold) and mallopt(M_TRIM_THRESHOLD, trim_threshold): blocks
+/// below `mmap_threshold` come from the arenas (at most 32 MiB on 64-bit glibc), and `free` gives the
+/// top of a heap back only past `trim_threshold`. Setting either ends glibc's own adjustment of both
+/// (it raises the mmap threshold to each mapped block freed, up to 32 MiB). 1 when both applied; 0 when
+/// either was refused, or where the C library is not glibc.
+int wi_malloc_set_thresholds(unsigned long mmap_threshold, unsigned long trim_threshold);
+
 /// malloc_trim(0): gives the free memory of every arena back to the kernel (the top of each heap
 /// released, and whole free pages inside them advised away with MADV_DONTNEED). Walks every arena
 /// under its lock. 1 when memory was released; 0 when none was, or where the C library is not glibc.

@@ -145,6 +145,40 @@ import Testing
         #endif
     }
 
+    /// With the server's thresholds, a freed 8 MiB block (a PNG source's size) stays in its arena,
+    /// resident, for the next request or the trim, instead of being unmapped or trimmed by `free`
+    /// (and faulted in again by the next request); a block past the arena limit still gets a mapping
+    /// of its own, gone at `free`. An environment that sets a threshold is left alone. The test
+    /// process gets glibc's initial thresholds back afterwards (128 KiB each). Not under
+    /// ThreadSanitizer, whose allocator replaces glibc's.
+    @Test func freedLargeBlocksStayForTheNextRequest() throws {
+        #expect(!MallocTuning.keepFreedMemoryForTrimming(environment: ["MALLOC_TRIM_THRESHOLD_": "1"]))
+        #expect(!MallocTuning.keepFreedMemoryForTrimming(environment: ["GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=65536"]))
+        #if !WEBIMAGE_TSAN
+        #expect(MallocTuning.keepFreedMemoryForTrimming(environment: ["GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"]))
+        defer { _ = wi_malloc_set_thresholds(128 << 10, 128 << 10) }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        /// Resident pages among the whole pages of the 4 MiB from 2 MiB into `block` (-1: not mapped).
+        func residentPages(_ block: UnsafeMutableRawPointer) -> Int {
+            let start = (Int(bitPattern: block) + (2 << 20)) / page * page, count = (4 << 20) / page
+            var vector = [UInt8](repeating: 0, count: count)
+            guard mincore(UnsafeMutableRawPointer(bitPattern: start), count * page, &vector) == 0 else { return -1 }
+            return vector.count { $0 & 1 != 0 }
+        }
+        /// Resident pages of a block of `size` bytes, written whole, once it is freed.
+        func residentAfterFree(_ size: Int) throws -> Int {
+            let block = try #require(malloc(size))
+            memset(block, 1, size)
+            free(block)
+            return residentPages(block)
+        }
+        let source = try residentAfterFree(8 << 20)
+        #expect(source == (4 << 20) / page, "a freed 8 MiB block stays resident: \(source) pages")
+        let huge = try residentAfterFree(MallocTuning.arenaBlockLimit + (1 << 20))
+        #expect(huge == -1, "a block past the arena limit is unmapped at free: \(huge)")
+        #endif
+    }
+
     @Test func withoutAKeyItRefusesToStartUnlessUnsignedIsSaid() async throws {
         for (arguments, message) in [(["serve"], "--unsigned"), (["serve", "--key", "00"], "--salt"),
                                      (["serve", "--key", "zz", "--salt", "00", "--port", "0"], "hex"),
