@@ -30,14 +30,15 @@ swift run -c release --package-path Benchmarks bench --write "$report"
 
 # The servers' caches on a fresh journaled ext4, as a server's cache disk (state_fs.sh says why), when this
 # runs as root; else in the system temporary directory, and the caption says so.
-state_note="the system temporary directory"
 if state_root="$(Benchmarks/serving/state_fs.sh mount)"; then
     trap 'Benchmarks/nginx/serve.sh stop; Benchmarks/serving/state_fs.sh unmount' EXIT
     state_note="a fresh journaled ext4 (\`serving/state_fs.sh\`)"
 else
     state_root="${TMPDIR:-/tmp}"
+    state_note="the system temporary directory"
 fi
 read -r _ state_fs state_cost < <(python3 Benchmarks/serving/create_cost.py "$state_root")
+[ "$state_note" = "the system temporary directory" ] && state_note+=" ($state_fs)"
 read -r _ _ tmp_cost < <(python3 Benchmarks/serving/create_cost.py "${TMPDIR:-/tmp}")
 serving="$(mktemp)"
 "$venv/bin/python" Benchmarks/serving/serve_bench.py --seconds "$seconds" --state-root "$state_root" > "$serving" || status=$?
@@ -48,7 +49,7 @@ serving="$(mktemp)"
     echo "Made by \`Benchmarks/serving/serve_bench.py --seconds $seconds\` in the same run, right after the table above"
     echo "(imgproxy's image-servers-benchmark shape: \`wrk -t2 -c2\`, 2040x1356 sources fitted into 512x512, the"
     echo "source's format out; cold: every URL distinct, warm: the same URLs again). Peak RSS: each server with its"
-    echo "default settings. The servers' caches and storages were on $state_note ($state_fs): a 24 KB file"
+    echo "default settings. The servers' caches and storages were on $state_note: a 24 KB file"
     echo "created, written and renamed there costs ${state_cost} µs of CPU, against ${tmp_cost} µs in ${TMPDIR:-/tmp} (\`serving/create_cost.py\`)."
     echo "Details of every server: \`Benchmarks/serving/README.md\`."
     echo

@@ -32,6 +32,24 @@ import WebImageWebP
         #expect(await onThread { spin(interval: 0) } == 0, "an interval of 0 turns them off")
     }
 
+    /// In a loop of very short steps the clock is read every few yield points, not at each, and the
+    /// thread still yields at its interval.
+    @Test func aTightLoopReadsTheClockEveryFewPoints() async {
+        let (points, checks, yielded) = await onThread { () -> (UInt, UInt, UInt) in
+            wi_thread_set_yield_interval(200)
+            let checksBefore = wi_thread_yield_checks(), yieldsBefore = wi_thread_yield_count()
+            var points: UInt = 0
+            let end = ContinuousClock.now + .milliseconds(20)
+            while ContinuousClock.now < end {
+                for _ in 0..<16 { wi_yield_point() }
+                points += 16
+            }
+            return (points, wi_thread_yield_checks() - checksBefore, wi_thread_yield_count() - yieldsBefore)
+        }
+        #expect(checks > 0 && checks * 8 <= points, "\(checks) clock readings for \(points) yield points")
+        #expect(yielded >= 2, "20 ms at a 200 µs interval: \(yielded) yields")
+    }
+
     /// A 2000×1500 JPEG decoded on a cold-work thread passes the decoder's yield points (each batch of
     /// scanlines) and yields; the same decode on a request thread does not.
     @Test func coldWorkThreadsYieldInAJPEGDecode() async throws {
