@@ -10,16 +10,6 @@ package struct MD5 {
     private var d0: UInt32 = 0x10325476
     private var buffer = DigestBlockBuffer()
 
-    private static let shifts: [UInt32] = [
-        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
-        5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
-        4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
-        6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
-    ]
-
-    /// K[i] = floor(abs(sin(i + 1)) × 2^32).
-    private static let constants: [UInt32] = (0..<64).map { UInt32(truncatingIfNeeded: Int64(abs(sin(Double($0 + 1))) * 4_294_967_296)) }
-
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
         var words = (a0, b0, c0, d0)
         buffer.append(bytes) { block in words = Self.compress(block, words) }
@@ -59,31 +49,67 @@ package struct MD5 {
         }
     }
 
+    /// One round step: `a` becomes `b + ((a + f + x + t) <<< s)`.
+    @inline(__always)
+    private static func step(_ a: inout UInt32, _ b: UInt32, _ f: UInt32, _ x: UInt32, _ t: UInt32, _ s: UInt32) {
+        let sum = a &+ f &+ x &+ t
+        a = b &+ ((sum << s) | (sum >> (32 - s)))
+    }
+
+    /// RFC 1321's 64 steps on one 64-byte block, written out: the rounds' functions, message
+    /// orders, shifts and constants (K[i] = floor(abs(sin(i + 1)) × 2^32)) as literals, so that the
+    /// compiler keeps everything in registers. A loop over tables of them (bounds-checked loads, a
+    /// switch per step) ran at about 415 MB/s, a fifth of a cold PNG request's non-codec time in
+    /// the `ETag` of its 200 KB output.
     private static func compress(
         _ chunk: UnsafeRawBufferPointer, _ words: (UInt32, UInt32, UInt32, UInt32)
     ) -> (UInt32, UInt32, UInt32, UInt32) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { message in
-            for i in 0..<16 {
-                message[i] = UInt32(chunk[4 * i]) | UInt32(chunk[4 * i + 1]) << 8
-                    | UInt32(chunk[4 * i + 2]) << 16 | UInt32(chunk[4 * i + 3]) << 24
-            }
-            var (a, b, c, d) = words
-            for i in 0..<64 {
-                var f: UInt32
-                let g: Int
-                switch i {
-                case 0..<16: f = (b & c) | (~b & d); g = i
-                case 16..<32: f = (d & b) | (~d & c); g = (5 * i + 1) % 16
-                case 32..<48: f = b ^ c ^ d; g = (3 * i + 5) % 16
-                default: f = c ^ (b | ~d); g = (7 * i) % 16
-                }
-                f = f &+ a &+ constants[i] &+ message[g]
-                a = d
-                d = c
-                c = b
-                b = b &+ ((f << shifts[i]) | (f >> (32 - shifts[i])))
-            }
-            return (words.0 &+ a, words.1 &+ b, words.2 &+ c, words.3 &+ d)
-        }
+        precondition(chunk.count >= 64)
+        @inline(__always) func x(_ i: Int) -> UInt32 { UInt32(littleEndian: chunk.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
+        let x0 = x(0), x1 = x(1), x2 = x(2), x3 = x(3), x4 = x(4), x5 = x(5), x6 = x(6), x7 = x(7)
+        let x8 = x(8), x9 = x(9), x10 = x(10), x11 = x(11), x12 = x(12), x13 = x(13), x14 = x(14), x15 = x(15)
+        var (a, b, c, d) = words
+        @inline(__always) func f(_ b: UInt32, _ c: UInt32, _ d: UInt32) -> UInt32 { (b & c) | (~b & d) }
+        @inline(__always) func g(_ b: UInt32, _ c: UInt32, _ d: UInt32) -> UInt32 { (d & b) | (~d & c) }
+        @inline(__always) func h(_ b: UInt32, _ c: UInt32, _ d: UInt32) -> UInt32 { b ^ c ^ d }
+        @inline(__always) func i(_ b: UInt32, _ c: UInt32, _ d: UInt32) -> UInt32 { c ^ (b | ~d) }
+
+        step(&a, b, f(b, c, d), x0, 0xd76aa478, 7); step(&d, a, f(a, b, c), x1, 0xe8c7b756, 12)
+        step(&c, d, f(d, a, b), x2, 0x242070db, 17); step(&b, c, f(c, d, a), x3, 0xc1bdceee, 22)
+        step(&a, b, f(b, c, d), x4, 0xf57c0faf, 7); step(&d, a, f(a, b, c), x5, 0x4787c62a, 12)
+        step(&c, d, f(d, a, b), x6, 0xa8304613, 17); step(&b, c, f(c, d, a), x7, 0xfd469501, 22)
+        step(&a, b, f(b, c, d), x8, 0x698098d8, 7); step(&d, a, f(a, b, c), x9, 0x8b44f7af, 12)
+        step(&c, d, f(d, a, b), x10, 0xffff5bb1, 17); step(&b, c, f(c, d, a), x11, 0x895cd7be, 22)
+        step(&a, b, f(b, c, d), x12, 0x6b901122, 7); step(&d, a, f(a, b, c), x13, 0xfd987193, 12)
+        step(&c, d, f(d, a, b), x14, 0xa679438e, 17); step(&b, c, f(c, d, a), x15, 0x49b40821, 22)
+
+        step(&a, b, g(b, c, d), x1, 0xf61e2562, 5); step(&d, a, g(a, b, c), x6, 0xc040b340, 9)
+        step(&c, d, g(d, a, b), x11, 0x265e5a51, 14); step(&b, c, g(c, d, a), x0, 0xe9b6c7aa, 20)
+        step(&a, b, g(b, c, d), x5, 0xd62f105d, 5); step(&d, a, g(a, b, c), x10, 0x02441453, 9)
+        step(&c, d, g(d, a, b), x15, 0xd8a1e681, 14); step(&b, c, g(c, d, a), x4, 0xe7d3fbc8, 20)
+        step(&a, b, g(b, c, d), x9, 0x21e1cde6, 5); step(&d, a, g(a, b, c), x14, 0xc33707d6, 9)
+        step(&c, d, g(d, a, b), x3, 0xf4d50d87, 14); step(&b, c, g(c, d, a), x8, 0x455a14ed, 20)
+        step(&a, b, g(b, c, d), x13, 0xa9e3e905, 5); step(&d, a, g(a, b, c), x2, 0xfcefa3f8, 9)
+        step(&c, d, g(d, a, b), x7, 0x676f02d9, 14); step(&b, c, g(c, d, a), x12, 0x8d2a4c8a, 20)
+
+        step(&a, b, h(b, c, d), x5, 0xfffa3942, 4); step(&d, a, h(a, b, c), x8, 0x8771f681, 11)
+        step(&c, d, h(d, a, b), x11, 0x6d9d6122, 16); step(&b, c, h(c, d, a), x14, 0xfde5380c, 23)
+        step(&a, b, h(b, c, d), x1, 0xa4beea44, 4); step(&d, a, h(a, b, c), x4, 0x4bdecfa9, 11)
+        step(&c, d, h(d, a, b), x7, 0xf6bb4b60, 16); step(&b, c, h(c, d, a), x10, 0xbebfbc70, 23)
+        step(&a, b, h(b, c, d), x13, 0x289b7ec6, 4); step(&d, a, h(a, b, c), x0, 0xeaa127fa, 11)
+        step(&c, d, h(d, a, b), x3, 0xd4ef3085, 16); step(&b, c, h(c, d, a), x6, 0x04881d05, 23)
+        step(&a, b, h(b, c, d), x9, 0xd9d4d039, 4); step(&d, a, h(a, b, c), x12, 0xe6db99e5, 11)
+        step(&c, d, h(d, a, b), x15, 0x1fa27cf8, 16); step(&b, c, h(c, d, a), x2, 0xc4ac5665, 23)
+
+        step(&a, b, i(b, c, d), x0, 0xf4292244, 6); step(&d, a, i(a, b, c), x7, 0x432aff97, 10)
+        step(&c, d, i(d, a, b), x14, 0xab9423a7, 15); step(&b, c, i(c, d, a), x5, 0xfc93a039, 21)
+        step(&a, b, i(b, c, d), x12, 0x655b59c3, 6); step(&d, a, i(a, b, c), x3, 0x8f0ccc92, 10)
+        step(&c, d, i(d, a, b), x10, 0xffeff47d, 15); step(&b, c, i(c, d, a), x1, 0x85845dd1, 21)
+        step(&a, b, i(b, c, d), x8, 0x6fa87e4f, 6); step(&d, a, i(a, b, c), x15, 0xfe2ce6e0, 10)
+        step(&c, d, i(d, a, b), x6, 0xa3014314, 15); step(&b, c, i(c, d, a), x13, 0x4e0811a1, 21)
+        step(&a, b, i(b, c, d), x4, 0xf7537e82, 6); step(&d, a, i(a, b, c), x11, 0xbd3af235, 10)
+        step(&c, d, i(d, a, b), x2, 0x2ad7d2bb, 15); step(&b, c, i(c, d, a), x9, 0xeb86d391, 21)
+
+        return (words.0 &+ a, words.1 &+ b, words.2 &+ c, words.3 &+ d)
     }
 }
