@@ -71,10 +71,8 @@ int wi_thread_set_work_cpu(int index) {
     return -1;
 }
 
-int wi_thread_work_cpu(void) { return work_cpu_plus_one - 1; }
-
-int wi_cpu_section_begin(int cpu) {
-    if (cpu < 0 || cpu >= CPU_SETSIZE) return 0;
+int wi_work_section_begin(void) {
+    if (work_cpu_plus_one == 0) return 0;
     if (work_depth > 0) {
         work_depth++;
         return 1;
@@ -82,15 +80,13 @@ int wi_cpu_section_begin(int cpu) {
     if (sched_getaffinity(0, sizeof work_outside, &work_outside) != 0) return 0;
     cpu_set_t one;
     CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
+    CPU_SET(work_cpu_plus_one - 1, &one);
     /* sched_setaffinity(0) sets the calling thread only. Refused (the CPU taken offline, or outside
      * a cpuset changed since): the section runs unpinned. */
     if (sched_setaffinity(0, sizeof one, &one) != 0) return 0;
     work_depth = 1;
     return 1;
 }
-
-int wi_work_section_begin(void) { return wi_cpu_section_begin(work_cpu_plus_one - 1); }
 
 void wi_work_section_end(int began) {
     if (!began || work_depth == 0) return;
@@ -116,7 +112,5 @@ int wi_thread_set_realtime(int priority) { (void)priority; return 0; }
 int wi_realtime_permitted(int priority) { (void)priority; return 0; }
 int wi_thread_set_work_cpu(int index) { (void)index; return -1; }
 int wi_work_section_begin(void) { return 0; }
-int wi_thread_work_cpu(void) { return -1; }
-int wi_cpu_section_begin(int cpu) { (void)cpu; return 0; }
 void wi_work_section_end(int began) { (void)began; }
 #endif

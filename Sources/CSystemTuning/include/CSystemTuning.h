@@ -55,19 +55,9 @@ int wi_thread_set_work_cpu(int index);
 /// Sections nest: only the outermost pins. Pass the result to wi_work_section_end.
 int wi_work_section_begin(void);
 
-/// Ends a work section begun with wi_work_section_begin or wi_cpu_section_begin (`began` is its
-/// result): the outermost restores the affinity the thread had when that section began. Nothing
-/// when `began` is 0.
+/// Ends a work section begun with wi_work_section_begin (`began` is its result): the outermost
+/// restores the affinity the thread had when that section began. Nothing when `began` is 0.
 void wi_work_section_end(int began);
-
-/// The calling thread's work CPU (wi_thread_set_work_cpu), or -1 when it has none.
-int wi_thread_work_cpu(void);
-
-/// Begins a section pinned to CPU `cpu`, as a work section is to the work CPU (the same nesting,
-/// ended by wi_work_section_end): for a job one thread does for another that waits meanwhile, run
-/// on the waiter's CPU (which has nothing else to do) rather than where the scheduler last had the
-/// worker. 0 and nothing changed for a negative `cpu` or when refused.
-int wi_cpu_section_begin(int cpu);
 
 /// Whether this process may put a thread in SCHED_RR at `priority`: tried on a thread made for the
 /// purpose and joined (the caller's own policy is untouched). 1 when it may, 0 otherwise.

@@ -97,64 +97,6 @@ import Testing
         #expect(seen == [[first], [first], process])
     }
 
-    /// A section on a given CPU pins there and nests with work sections; a negative CPU is none.
-    @Test func aSectionOnAGivenCPUPinsThereAndRestores() async throws {
-        let process = try Self.allowedCPUs()
-        let last = try #require(process.max())
-        let seen = await withCheckedContinuation { (continuation: CheckedContinuation<([Set<Int>], Int32, Int32), Never>) in
-            Thread {
-                var seen: [Set<Int>] = []
-                let none = wi_cpu_section_begin(-1)
-                seen.append((try? Self.allowedCPUs()) ?? [])
-                wi_work_section_end(none)
-                let began = wi_cpu_section_begin(Int32(last))
-                seen.append((try? Self.allowedCPUs()) ?? [])
-                wi_work_section_end(began)
-                seen.append((try? Self.allowedCPUs()) ?? [])
-                continuation.resume(returning: (seen, none, wi_thread_work_cpu()))
-            }.start()
-        }
-        #expect(seen.0 == [process, [last], process])
-        #expect(seen.1 == 0, "no section for a negative CPU")
-        #expect(seen.2 == -1, "a thread never given a work CPU has none")
-    }
-
-    /// A plain download started by a cold thread (which then waits for it, and is free to take its
-    /// continuation) is carried by an HTTP/1.1 worker pinned to that thread's work CPU while it runs:
-    /// its progress callbacks, on the worker, see that CPU alone. Started only when a worker is idle (else it goes through the launch queue,
-    /// unpinned), so each attempt first makes sure one is; another test may take it meanwhile, hence
-    /// a few attempts.
-    @Test func aColdThreadsDownloadRunsOnItsWorkCPU() async throws {
-        let server = try TestHTTPServer()
-        defer { server.stop() }
-        server.route("/a.png", TestResponse(headers: [("Content-Type", "image/png")], body: Data(repeating: 7, count: 300_000)))
-        let downloader = Downloader(config: DownloaderConfig(transport: .automatic))
-        var outcomes: [(workCPU: Int32, seen: [Set<Int>])] = []
-        for attempt in 0..<10 {
-            let idle = DispatchSemaphore(value: 0)
-            HTTP1Client.shared.run { idle.signal() }
-            _ = idle.wait(timeout: .now() + 10)
-            try await Task.sleep(for: .milliseconds(5))   // the worker back to waiting for jobs
-            let seen = Mutex<[Set<Int>]>([])
-            let url = server.url("/a.png?attempt=\(attempt)")
-            let workCPU = try await Task(executorPreference: ThreadPoolExecutor.coldWork) {
-                // The thread that starts the download: `load` joins and launches it before it first
-                // suspends (the task may resume on the other cold thread afterwards).
-                let launching = wi_thread_work_cpu()
-                _ = try await downloader.load(ImageLoadRequest(url: url)) { _ in
-                    if let cpus = try? Self.allowedCPUs() { seen.withLock { $0.append(cpus) } }
-                }
-                return launching
-            }.value
-            outcomes.append((workCPU, seen.withLock { $0 }))
-            if let last = outcomes.last, !last.seen.isEmpty, last.seen.allSatisfy({ $0 == [Int(last.workCPU)] }) { break }
-        }
-        let last = try #require(outcomes.last)
-        #expect(last.workCPU >= 0, "the cold thread has a work CPU")
-        #expect(!last.seen.isEmpty && last.seen.allSatisfy { $0 == [Int(last.workCPU)] },
-                "the transfer ran on CPUs \(outcomes.map { Set($0.seen) }) for work CPUs \(outcomes.map(\.workCPU))")
-    }
-
     /// The server's cold threads have a work CPU each, distinct as far as the process has CPUs, and
     /// outside their sections they (and the requests' threads) keep every CPU.
     @Test func theColdThreadsHaveDistinctWorkCPUsAndAreNotPinnedBetweenSections() async throws {

@@ -1,4 +1,3 @@
-import CSystemTuning
 import Foundation
 import Synchronization
 #if canImport(FoundationNetworking)
@@ -202,17 +201,8 @@ final class DownloadScheduler: Sendable {
     private func launchSoon(_ launches: [Launch]) {
         guard !launches.isEmpty else { return }
         var others: [Launch] = []
-        // A server's cold thread (one with a work CPU) that starts a download is then free, and
-        // usually the one that takes the load up again: the worker carries the transfer on that
-        // thread's work CPU, idle meanwhile, instead of where the worker last ran, often the other
-        // cold thread's CPU in the middle of a decode (`perf sched`: the starter's CPU idle 0.5 ms a
-        // request while the worker and the origin shared the other one), and the body is then in
-        // that CPU's cache for the decode. Any other caller has no work CPU: nothing is pinned.
-        let waiterCPU = wi_thread_work_cpu()
         for item in launches {
             let direct = Self.launchesOnWorker(item) && HTTP1Client.shared.runOnIdleWorker {
-                let pinned = wi_cpu_section_begin(waiterCPU)
-                defer { wi_work_section_end(pinned) }
                 self.start(item.operation, request: item.request, settings: item.settings, onWorker: true)
             }
             if !direct { others.append(item) }
