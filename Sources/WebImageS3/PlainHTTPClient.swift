@@ -60,7 +60,7 @@ final class PlainHTTPClient: Sendable {
             }
             return true
         }, onBody: { piece in
-            response?.body.append(contentsOf: piece)
+            if let base = piece.baseAddress { response?.body.append(base.assumingMemoryBound(to: UInt8.self), count: piece.count) }   // one memcpy
             guard (response?.body.count ?? 0) <= maxBodyBytes else { tooLarge = true; return false }
             return true
         })

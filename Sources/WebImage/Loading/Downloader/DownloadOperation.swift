@@ -355,7 +355,7 @@ final class DownloadOperation: Sendable {
             if let catchUp = delivery.catchUp {
                 data = catchUp
             } else {
-                let made = chunk ?? Data(bytes)
+                let made = chunk ?? start.map { Data(bytes: $0, count: count) } ?? Data()
                 chunk = made
                 data = made
             }
