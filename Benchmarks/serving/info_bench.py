@@ -13,6 +13,7 @@ Needs nginx on 127.0.0.1:8089 with the serving sources (Benchmarks/nginx/serve.s
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,6 +58,7 @@ def main():
             rates.setdefault("variant", []).append(wrk(port, variants, "image/jpeg", options.seconds, work_dir, "variant"))
     finally:
         serve_bench.stop_all()
+        shutil.rmtree(work_dir, ignore_errors=True)   # the server's cache and wrk's logs
     info, variant = max(rates["info"]), max(rates["variant"])
     print("| what (warm, wrk -t2 -c2) | results/s (best of 2) | runs |")
     print("|---|---:|---|")

@@ -13,6 +13,7 @@ on 127.0.0.1:8089 with the serving sources (Benchmarks/nginx/serve.sh start; pre
 """
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -53,6 +54,7 @@ def main():
         stop.set()
         sampler.join()
         serve_bench.stop_all()
+        shutil.rmtree(work_dir, ignore_errors=True)   # the server's cache and wrk's logs
     minutes = {}
     for at, kib in samples:
         minute = int(at // 60)

@@ -22,6 +22,7 @@ ordinary process. The table says which.
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -101,6 +102,7 @@ def main():
         background.join()
     finally:
         serve_bench.stop_all()
+        shutil.rmtree(work_dir, ignore_errors=True)   # the server's cache and wrk's logs
     ratio = busy["p99"] / idle["p99"] if idle["p99"] else float("inf")
     met = "yes" if ratio <= 3 and busy["refused"] == 0 else "no"
     print(f"| binary | server flags | warm client | warm p50 idle | warm p99 idle | warm p50 under cold load | warm p99 under cold load | p99 ratio | 429s | "

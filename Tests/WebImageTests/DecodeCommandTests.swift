@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func writesThumbnailsThatDecodeAgain() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-test-\(UUID().uuidString)")
+        let directory = TestScratch.root.appendingPathComponent("decode-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let samples = Corpus.packageRoot.appendingPathComponent("Samples")
         let input = samples.appendingPathComponent("mandelbrot.jpg").path
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func transformsEachImageBeforeReportingAndWritingIt() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-test-\(UUID().uuidString)")
+        let directory = TestScratch.root.appendingPathComponent("decode-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = Corpus.packageRoot.appendingPathComponent("Samples/mandelbrot.jpg").path
         let (status, lines) = try await run(["decode", "--transform", "resize=100x100,cover;round=50", "--out", directory.path, input])

@@ -5,7 +5,7 @@ import Foundation
 enum TestSupport {
     /// The first word a command-line digest tool (`md5sum`, `sha256sum`) prints for `bytes`.
     static func digest(of bytes: [UInt8], tool: String) async throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("digest-\(UUID().uuidString)")
+        let file = TestScratch.root.appendingPathComponent("digest-\(UUID().uuidString)")
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let output = try await ChildProcess.run([file.path], executable: URL(fileURLWithPath: "/usr/bin/" + tool)).outputText
