@@ -22,20 +22,32 @@ struct HTTPResponse: Sendable {
     }
 }
 
+/// What the HTTP layer does with a request, as its dispatcher decides on libmicrohttpd's thread
+/// (without blocking): answer it there and then, or suspend it and answer it with what `work`
+/// returns, in a task of its own on `executor`.
+enum HTTPDispatch: Sendable {
+    /// An answer that needs no waiting (a variant in memory, `/health`, a refusal).
+    case answer(HTTPResponse)
+    /// Work to run in a task on `executor`. When the server has closed by then, the request is
+    /// answered 503, `work` never runs and `abandon` is called instead (on MHD's thread), to give
+    /// back what was taken for `work` (a processing slot).
+    case task(on: any TaskExecutor, work: @Sendable () async -> HTTPResponse, abandon: @Sendable () -> Void)
+}
+
 /// libmicrohttpd's daemon (through `CHTTPServer`), bridged to async Swift. Each request is first
-/// offered to the synchronous `immediate` handler on MHD's thread: an answer that needs no waiting (a
-/// variant in memory, `/health`) is queued there and then, with no other thread involved. Any other
-/// request is suspended on MHD's thread, handled in a task of its own (on the server's executor), and
-/// resumed with its answer. No MHD thread ever waits for Swift, and no Swift task ever blocks on MHD
-/// (see `CHTTPServer.h` for what libmicrohttpd guarantees).
+/// handed to the synchronous dispatcher on MHD's thread (``HTTPDispatch``): an answer that needs no
+/// waiting (a variant in memory, `/health`) is queued there and then, with no other thread involved.
+/// Any other request is suspended on MHD's thread, handled in a task of its own (on the executor
+/// the dispatcher named), and resumed with its answer. No MHD thread ever waits for Swift, and no
+/// Swift task ever blocks on MHD (see `CHTTPServer.h` for what libmicrohttpd guarantees).
 ///
 /// Every request handed out is answered exactly once: by its task, or, when ``stop(drainingFor:)``
 /// runs out of time, with a 503 (the task's late answer is then dropped). That keeps MHD's rule that
 /// no connection is suspended when the daemon stops.
 final class HTTPServer: Sendable {
-    /// What the C callback reaches: the handler and the requests not yet answered.
+    /// What the C callback reaches: the dispatcher and the requests not yet answered.
     ///
-    /// `@unchecked Sendable`: the handler is an immutable `@Sendable` closure, and `pending` (the
+    /// `@unchecked Sendable`: the dispatcher is an immutable `@Sendable` closure, and `pending` (the
     /// addresses of `chttp_request`s handed out and not yet answered, and whether the server has
     /// closed) is only touched under its `Mutex`; an address leaves `pending` exactly once, by
     /// whoever answers it, before `chttp_respond` (after which MHD may free the request).
@@ -48,17 +60,13 @@ final class HTTPServer: Sendable {
             var isClosed = false
         }
 
-        let immediate: @Sendable (HTTPRequest) -> HTTPResponse?
-        let handler: @Sendable (HTTPRequest) async -> HTTPResponse
+        let dispatcher: @Sendable (HTTPRequest) -> HTTPDispatch
         let pending = Mutex(Pending())
-        /// The requests' tasks run here, not on the cooperative pool (see ``ThreadPoolExecutor``).
-        let executor = ThreadPoolExecutor.requests
         /// The drain's waits: for `pending` to empty, and for MHD to have written every answer.
         let waiters = ConditionWaiters()
 
-        init(immediate: @escaping @Sendable (HTTPRequest) -> HTTPResponse?, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
-            self.immediate = immediate
-            self.handler = handler
+        init(dispatcher: @escaping @Sendable (HTTPRequest) -> HTTPDispatch) {
+            self.dispatcher = dispatcher
         }
 
         /// Answers the request at `address` unless it was answered already.
@@ -106,12 +114,11 @@ final class HTTPServer: Sendable {
         var realtimePriority: Int32 = 0
     }
 
-    /// Starts listening. `immediate` runs on MHD's threads and must not block: it returns an answer
-    /// it can give at once, or `nil` to hand the request to `handler` (in a task).
+    /// Starts listening. `dispatcher` runs on MHD's threads and must not block: it returns an answer
+    /// it can give at once, or the work that answers in a task, and where that task runs.
     /// - Throws: ``ServerError/cannotListen(_:)``.
-    init(config: Config, immediate: @escaping @Sendable (HTTPRequest) -> HTTPResponse?,
-         handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) throws(ServerError) {
-        let core = Core(immediate: immediate, handler: handler)
+    init(config: Config, dispatcher: @escaping @Sendable (HTTPRequest) -> HTTPDispatch) throws(ServerError) {
+        let core = Core(dispatcher: dispatcher)
         var error = [CChar](repeating: 0, count: 256)
         let started = config.bindAddress.withCString { bind in
             var settings = chttp_config(bind_address: bind, port: config.port, threads: config.threads, connection_limit: config.connectionLimit,
@@ -134,13 +141,17 @@ final class HTTPServer: Sendable {
     }
 
     /// Called by libmicrohttpd on its thread, the connection not suspended: copies the request, answers
-    /// it at once when `immediate` can, else suspends the connection and starts the request's task.
+    /// it at once when the dispatcher can, else suspends the connection and starts the request's task.
     private static let dispatch: chttp_handler = { context, request, info in
         guard let context, let request, let info = info?.pointee else { return }
         let core = Unmanaged<Core>.fromOpaque(context).takeUnretainedValue()
         let copy = HTTPRequest(method: String(cString: info.method), path: String(cString: info.path),
                                accept: info.accept.map { String(cString: $0) }, ifNoneMatch: info.if_none_match.map { String(cString: $0) })
-        if let response = core.immediate(copy) { return Core.send(response, to: request) }
+        let (executor, work, abandon): (any TaskExecutor, @Sendable () async -> HTTPResponse, @Sendable () -> Void)
+        switch core.dispatcher(copy) {
+        case .answer(let response): return Core.send(response, to: request)
+        case .task(let on, let task, let abandoned): (executor, work, abandon) = (on, task, abandoned)
+        }
         chttp_suspend(request)   // before anything that may answer from another thread
         let address = UInt(bitPattern: request)
         let accepted = core.pending.withLock { pending in
@@ -148,9 +159,12 @@ final class HTTPServer: Sendable {
             pending.requests.insert(address)
             return true
         }
-        guard accepted else { return Core.send(.text(503, "the server is stopping"), to: request) }
-        Task(executorPreference: core.executor) {
-            let response = await core.handler(copy)
+        guard accepted else {
+            abandon()
+            return Core.send(.text(503, "the server is stopping"), to: request)
+        }
+        Task(executorPreference: executor) {
+            let response = await work()
             core.answer(address, with: response)
         }
     }

@@ -2,9 +2,10 @@ import Foundation
 import WebImage
 
 /// What answers each request of an ``ImageServer``: a `Sendable` value made once from the server's
-/// validated configuration and handed to the HTTP layer, which runs ``handle(_:)`` in a task per
-/// request. It holds the manager, the configuration, the signer, the metrics, the processing slots
-/// and the server's state (draining or not); nothing refers back to the server.
+/// validated configuration and handed to the HTTP layer, which calls ``dispatch(_:)`` on
+/// libmicrohttpd's thread and runs the work it returns in a task. It holds the manager, the
+/// configuration, the signer, the metrics, the processing slots, the server's two executors and its
+/// state (draining or not); nothing refers back to the server.
 struct ImageRequestHandler: Sendable {
     let manager: WebImageManager
     let config: ImageServerConfig
@@ -15,43 +16,79 @@ struct ImageRequestHandler: Sendable {
     /// Where cold work (a processing slot's load, decode, transform and encode) runs, apart from
     /// the requests' executor: see ``ThreadPoolExecutor``.
     let coldWork: ThreadPoolExecutor
+    /// Where the requests' tasks run, unless they take the shortcut onto a cold thread
+    /// (``dispatch(_:)``): see ``ThreadPoolExecutor``.
+    let requests: ThreadPoolExecutor
 
-    /// Answers `request` and records it in the metrics.
-    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    init(manager: WebImageManager, config: ImageServerConfig, signer: ProcessingURLSigner?, metrics: ServerMetrics, slots: ProcessingSlots,
+         state: ServerState, executors: (requests: ThreadPoolExecutor, coldWork: ThreadPoolExecutor)) {
+        (self.manager, self.config, self.signer, self.metrics, self.slots, self.state) = (manager, config, signer, metrics, slots, state)
+        (requests, coldWork) = executors
+    }
+
+    /// What the HTTP layer does with `request`, decided on libmicrohttpd's thread without blocking
+    /// (``HTTPServer``); every answer is recorded in the metrics, timed from here.
+    ///
+    /// - Answered at once: `/health`, a refused method, a refused image path (400, 403, 404), and
+    ///   an image whose variant is in the manager's memory tier
+    ///   (``WebImage/WebImageManager/memoryCachedVariant(url:format:encoding:options:context:)``).
+    /// - An image path (its options parsed here, once) goes on in a task: on a cold thread, holding a
+    ///   processing slot taken here, when a cold thread waits for work and fewer slots are taken than
+    ///   there are cold threads (each holder, and this request, then has a thread of its own, so
+    ///   nothing here waits behind another's cold work, and a cold request skips two thread hops: to
+    ///   a request thread and back). Otherwise on the requests' executor, which takes a slot only
+    ///   after its disk lookup misses.
+    /// - Everything else (`/info`, `/metrics`, the demo page and its samples) goes on in a task on
+    ///   the requests' executor.
+    func dispatch(_ request: HTTPRequest) -> HTTPDispatch {
         let started = ContinuousClock.now
-        let response = await respond(to: request)
+        switch route(of: request) {
+        case .answer(let response):
+            return .answer(record(response, since: started))
+        case .image(let image):
+            if coldWork.hasIdleThread, slots.tryAcquire(below: coldWork.threadCount) {
+                return .task(on: coldWork, work: {
+                    record(await self.image(image, for: request, holdingSlot: true), since: started)
+                }, abandon: { slots.release() })
+            }
+            return .task(on: requests, work: {
+                record(await self.image(image, for: request, holdingSlot: false), since: started)
+            }, abandon: {})
+        case .task:
+            return .task(on: requests, work: { record(await respond(to: request), since: started) }, abandon: {})
+        }
+    }
+
+    /// `response`, recorded in the metrics as taking from `started` until now.
+    private func record(_ response: HTTPResponse, since started: ContinuousClock.Instant) -> HTTPResponse {
         metrics.recordRequest(status: response.status, bytesOut: response.body.count, duration: .now - started)
         return response
     }
 
-    /// The answer to `request` when it needs no waiting, recorded in the metrics; `nil` hands the
-    /// request to ``handle(_:)``. Runs on libmicrohttpd's thread (``HTTPServer``), so it never
-    /// blocks: `/health`, a refused method, a refused image path (400, 403, 404), and an image whose
-    /// variant is in the manager's memory tier (``WebImage/WebImageManager/memoryCachedVariant(url:format:encoding:options:context:)``).
-    /// Everything else (a disk hit, cold work, `/info`, `/metrics`, samples) goes on in a task.
-    func immediateResponse(to request: HTTPRequest) -> HTTPResponse? {
-        let started = ContinuousClock.now
-        guard let response = immediateAnswer(to: request) else { return nil }
-        metrics.recordRequest(status: response.status, bytesOut: response.body.count, duration: .now - started)
-        return response
+    /// How a request is answered (``dispatch(_:)``).
+    private enum Route {
+        case answer(HTTPResponse)
+        case image(ImageRequest)
+        /// Any other path, answered by ``respond(to:)`` in a task.
+        case task
     }
 
-    private func immediateAnswer(to request: HTTPRequest) -> HTTPResponse? {
-        guard request.method == "GET" || request.method == "HEAD" else { return methodRefusal }
+    private func route(of request: HTTPRequest) -> Route {
+        guard request.method == "GET" || request.method == "HEAD" else { return .answer(methodRefusal) }
         switch request.path {
-        case "/health": return health
-        case "/metrics", "/", "/index.html", "/favicon.ico", "/robots.txt": return nil
+        case "/health": return .answer(health)
+        case "/metrics", "/", "/index.html", "/favicon.ico", "/robots.txt": return .task
         default:
-            guard !request.path.hasPrefix("/samples/"), !request.path.hasPrefix("/info/") else { return nil }
+            guard !request.path.hasPrefix("/samples/"), !request.path.hasPrefix("/info/") else { return .task }
             switch imageRequest(for: request) {
-            case .failure(let refusal): return refusal.response
+            case .failure(let refusal): return .answer(refusal.response)
             case .success(let image):
                 guard !image.passesSource,
                       let warm = manager.memoryCachedVariant(url: image.source, format: image.parameters.format,
                                                              encoding: image.parameters.encoding, options: image.parameters.options,
-                                                             context: image.parameters.context) else { return nil }
+                                                             context: image.parameters.context) else { return .image(image) }
                 metrics.recordCachedResult(warm)
-                return response(for: warm, image: image, request: request)
+                return .answer(response(for: warm, image: image, request: request))
             }
         }
     }
@@ -78,7 +115,10 @@ struct ImageRequestHandler: Sendable {
         default:
             if request.path.hasPrefix("/samples/") { return sample(named: String(request.path.dropFirst("/samples/".count))) }
             if request.path.hasPrefix("/info/") { return await info(for: request) }
-            return await image(for: request)
+            switch imageRequest(for: request) {
+            case .success(let image): return await self.image(image, for: request, holdingSlot: false)
+            case .failure(let refusal): return refusal.response
+            }
         }
     }
 
@@ -127,25 +167,24 @@ struct ImageRequestHandler: Sendable {
         }
     }
 
-    /// An image URL: the path admitted, then a warm variant, or a processing slot and the variant.
-    /// (Refusals and memory hits were answered by ``immediateResponse(to:)`` already on libmicrohttpd's
-    /// thread; a request that reaches here is taken in again, which costs microseconds.)
-    private func image(for request: HTTPRequest) async -> HTTPResponse {
-        let image: ImageRequest
-        switch imageRequest(for: request) {
-        case .success(let admitted): image = admitted
-        case .failure(let refusal): return refusal.response
-        }
+    /// An admitted image path (``dispatch(_:)`` answered refusals and memory hits already): a warm
+    /// variant, or a processing slot and the variant. `holdingSlot`: a slot was taken for it already
+    /// (given back here, whatever the answer).
+    private func image(_ image: ImageRequest, for request: HTTPRequest, holdingSlot: Bool) async -> HTTPResponse {
+        var holdsSlot = holdingSlot
+        defer { if holdsSlot { slots.release() } }
         let (parsed, source, parameters, passesSource) = (image.parsed, image.source, image.parameters, image.passesSource)
-        // A warm variant is answered before a processing slot is taken: it never waits behind cold
-        // work and is never refused with 429.
+        // A warm variant is answered without waiting for a processing slot: it never waits behind
+        // cold work and is never refused with 429.
         if !passesSource, let warm = await manager.cachedVariant(url: source, format: parameters.format, encoding: parameters.encoding,
                                                                  options: parameters.options, context: parameters.context) {
             metrics.recordCachedResult(warm)
             return response(for: warm, image: image, request: request)
         }
-        guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
-        defer { slots.release() }
+        if !holdsSlot {
+            guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
+            holdsSlot = true
+        }
         if passesSource, let answer = await sourceBytes(for: parsed, source: source, request: request) {
             return answer
         }

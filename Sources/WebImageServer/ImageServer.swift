@@ -59,7 +59,7 @@ public final class ImageServer: Sendable {
         metrics = ServerMetrics()
         handler = ImageRequestHandler(manager: manager, config: config, signer: signer, metrics: metrics,
                                       slots: ProcessingSlots(limit: config.maxInFlight, queueLimit: config.queueLimit, metrics: metrics),
-                                      state: state, coldWork: Self.startExecutors())
+                                      state: state, executors: Self.startExecutors())
     }
 
     /// The SCHED_RR priority of the network threads with ``ImageServerConfig/runsNetworkThreadsInRealTime``:
@@ -72,10 +72,10 @@ public final class ImageServer: Sendable {
 
     /// Starts the process's two server executors if this is the first server, the requests' first:
     /// their threads are then made by this (normal-priority) thread, never by a cold one (a
-    /// thread inherits its creator's nice value). Returns the cold-work executor.
-    private static func startExecutors() -> ThreadPoolExecutor {
-        _ = ThreadPoolExecutor.requests
-        return ThreadPoolExecutor.coldWork
+    /// thread inherits its creator's nice value).
+    private static func startExecutors() -> (requests: ThreadPoolExecutor, coldWork: ThreadPoolExecutor) {
+        let requests = ThreadPoolExecutor.requests
+        return (requests, ThreadPoolExecutor.coldWork)
     }
 
     /// The port it listens on while it runs (the configured one, or the free one picked for port
@@ -98,9 +98,8 @@ public final class ImageServer: Sendable {
         let handler = self.handler
         let http = try HTTPServer(config: HTTPServer.Config(bindAddress: config.bindAddress, port: config.port,
                                                             idleTimeoutSeconds: UInt32(config.idleTimeoutSeconds),
-                                                            realtimePriority: config.runsNetworkThreadsInRealTime ? Self.realtimePriority : 0),
-                                  immediate: { handler.immediateResponse(to: $0) }) { request in
-            await handler.handle(request)
+                                                            realtimePriority: config.runsNetworkThreadsInRealTime ? Self.realtimePriority : 0)) {
+            handler.dispatch($0)
         }
         let registration = manager.addObserver(metrics)
         defer { registration.cancel() }

@@ -54,6 +54,18 @@ final class ProcessingSlots: Sendable {
         }
     }
 
+    /// Takes a slot without waiting when fewer than `ceiling` (and fewer than the limit) are taken
+    /// and no request waits for one; `false` otherwise (nothing taken).
+    func tryAcquire(below ceiling: Int) -> Bool {
+        let taken = state.withLock { state -> Bool in
+            guard state.running < min(limit, ceiling), state.waiting.isEmpty else { return false }
+            state.running += 1
+            return true
+        }
+        if taken { metrics.inFlight.add(1, ordering: .relaxed) }
+        return taken
+    }
+
     /// Gives the slot to the longest-waiting request, or frees it.
     func release() {
         metrics.inFlight.subtract(1, ordering: .relaxed)

@@ -7,10 +7,12 @@ import Synchronization
 /// on the process's other pools:
 ///
 /// - ``requests``: each request's task that libmicrohttpd's thread could not answer at once (see
-///   ``HTTPServer``) — parsing, signature, options, the disk lookup (the disk cache's actor runs on
-///   its caller's executor), `/metrics`, `/info`, 429s and building the answer. Its threads keep
-///   the process's priority, and are answered while the cooperative pool is saturated by the
-///   embedding app.
+///   ``HTTPServer``) — the disk lookup (the disk cache's actor runs on its caller's executor),
+///   `/metrics`, `/info`, 429s and building the answer. Its threads keep the process's priority,
+///   and are answered while the cooperative pool is saturated by the embedding app. An image
+///   request starts on a cold thread instead when one waits for work and a processing slot is
+///   free for it below the cold thread count (``ImageRequestHandler/dispatch(_:)``): the cold
+///   request that it usually is then skips the hop to a request thread and back.
 /// - ``coldWork``: a processing slot holder's cold work — the load, decode, transform, encode and
 ///   store — at nice 10 (the kernel then gives it about a tenth of a core while a thread of nice 0
 ///   wants that core). Cold work reaches it as the task executor preference of the slot holder's
@@ -60,6 +62,8 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var head = 0
+    /// Threads waiting for a job.
+    private var waiting = 0
     /// How many threads run its jobs.
     let threadCount: Int
     /// How often a lowered pool's threads give their core away at the yield points of the C loops
@@ -88,7 +92,8 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     /// Starts `threads` threads named `name-N` (each lowers itself to ``loweredNiceness``, sets
     /// its yield interval and its work CPU when `lowered`, before its first job). Returns without waiting for them: `init` may run on a
     /// thread of the cooperative pool (an `ImageServer` made in a task), which must never block.
-    private init(name: String, threads: Int, lowered: Bool) {
+    /// The threads are never stopped: the server's pools are ``requests`` and ``coldWork``, made once.
+    init(name: String, threads: Int, lowered: Bool) {
         threadCount = max(1, threads)
         for index in 0..<threadCount {
             let thread = Thread { [unowned self] in
@@ -113,13 +118,25 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether a thread waits for work with no job queued before it: a job enqueued now starts at
+    /// once, unless another job is enqueued first.
+    var hasIdleThread: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return waiting > jobs.count - head
+    }
+
     /// A thread's loop: take the oldest job, run it, forever (the executor is never released).
     private func work() {
         let executor = asUnownedTaskExecutor()
         while true {
             condition.lock()
             // Blocks only this executor's own threads (started in `init`), never the cooperative pool's.
-            while head == jobs.count { condition.wait() }
+            while head == jobs.count {
+                waiting += 1
+                condition.wait()
+                waiting -= 1
+            }
             let job = jobs[head]
             head += 1
             if head == jobs.count {   // drained: reuse the storage from the start

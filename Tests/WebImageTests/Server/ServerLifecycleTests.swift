@@ -82,42 +82,6 @@ import Testing
         await fixture.stop()
     }
 
-    /// Every thread of the server's request executor is blocked for three seconds. A variant in
-    /// memory, `/health` and a refused path are answered meanwhile, on libmicrohttpd's own thread;
-    /// a variant only on disk needs the executor, and is answered once it is free again.
-    @Test func memoryHitsAreAnsweredOnTheNetworkThreadWhileTheRequestExecutorIsBlocked() async throws {
-        let fixture = try await ServerFixture()
-        fixture.sources.route("/photo.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture))
-        let inMemory = "/insecure/rs:fit:50:50/plain/\(fixture.source("/photo.jpg"))@png"
-        let onDisk = "/insecure/rs:fit:60:60/plain/\(fixture.source("/photo.jpg"))@png"
-        #expect(try await fixture.get(inMemory).status == 200)
-        #expect(try await fixture.get(onDisk).status == 200)
-        await fixture.managerFixture.manager.backgroundWrites.waitUntilIdle()
-        fixture.managerFixture.manager.variantMemory.removeAll()   // both only on disk now
-        #expect(try await fixture.get(inMemory).status == 200)     // a disk hit, kept in memory
-        #expect(fixture.managerFixture.manager.variantMemory.count == 1)
-        let blockedUntil = ContinuousClock.now + .seconds(3)
-        let executor = ThreadPoolExecutor.requests
-        let blockers = (0..<executor.threadCount).map { _ in
-            Task(executorPreference: executor) { while ContinuousClock.now < blockedUntil { usleep(1000) } }
-        }
-        let client = Client(port: fixture.port, asking: [("memory", inMemory), ("health", "/health"),
-                                                         ("refused", "/insecure/bad:1/plain/x"), ("disk", onDisk)])
-        for blocker in blockers { await blocker.value }
-        let got = Dictionary(uniqueKeysWithValues: try await client.answers().map { ($0.name, $0) })
-        for name in ["memory", "health", "refused"] {
-            let answer = try #require(got[name])
-            #expect(answer.at < blockedUntil, "\(name) waited for the request executor")
-        }
-        #expect(got["memory"]?.status.hasPrefix("HTTP/1.1 200") == true)
-        #expect(got["health"]?.status.hasPrefix("HTTP/1.1 200") == true)
-        #expect(got["refused"]?.status.hasPrefix("HTTP/1.1 400") == true, "\(got["refused"]?.status ?? "")")
-        let disk = try #require(got["disk"])
-        #expect(disk.status.hasPrefix("HTTP/1.1 200"))
-        #expect(disk.at >= blockedUntil, "a disk hit runs on the request executor, which was blocked")
-        await fixture.stop()
-    }
-
     /// The server's two pools: named threads, the cold one at nice 10 and the requests' at the
     /// process's own priority (not inherited from a cold thread).
     @Test func theServersPoolsAreNamedAndOnlyColdWorkIsNiced() async throws {

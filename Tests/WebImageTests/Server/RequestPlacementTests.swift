@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+
+/// Where a request is answered (``ImageRequestHandler/dispatch(_:)``): on libmicrohttpd's thread
+/// when it needs no waiting; an image request on a cold thread when one waits for work and a
+/// processing slot is free below the cold thread count, else on the requests' executor; a warm hit
+/// never waits for the busy threads of either pool. Serialized: its tests block the server's shared
+/// pools, and two of them at once would block both.
+@Suite(.serialized) struct RequestPlacementTests {
+    let picture: Data
+
+    init() throws {
+        picture = try encodedPicture(width: 200, height: 100, as: .jpeg)
+    }
+
+    /// Occupies every thread of `executor` until `until`.
+    private static func block(_ executor: ThreadPoolExecutor, until: ContinuousClock.Instant) -> [Task<Void, Never>] {
+        (0..<executor.threadCount).map { _ in
+            Task(executorPreference: executor) { while ContinuousClock.now < until { usleep(1000) } }
+        }
+    }
+
+    /// Both of the server's pools are blocked for three seconds. A variant in memory, `/health` and
+    /// a refused path are answered meanwhile, on libmicrohttpd's own thread; a variant only on disk
+    /// needs a thread of one of them, and is answered once they are free again.
+    @Test func memoryHitsAreAnsweredOnTheNetworkThreadWhileBothPoolsAreBlocked() async throws {
+        let fixture = try await ServerFixture()
+        fixture.sources.route("/photo.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture))
+        let inMemory = "/insecure/rs:fit:50:50/plain/\(fixture.source("/photo.jpg"))@png"
+        let onDisk = "/insecure/rs:fit:60:60/plain/\(fixture.source("/photo.jpg"))@png"
+        #expect(try await fixture.get(inMemory).status == 200)
+        #expect(try await fixture.get(onDisk).status == 200)
+        await fixture.managerFixture.manager.backgroundWrites.waitUntilIdle()
+        fixture.managerFixture.manager.variantMemory.removeAll()   // both only on disk now
+        #expect(try await fixture.get(inMemory).status == 200)     // a disk hit, kept in memory
+        #expect(fixture.managerFixture.manager.variantMemory.count == 1)
+        let blockedUntil = ContinuousClock.now + .seconds(3)
+        let blockers = Self.block(ThreadPoolExecutor.requests, until: blockedUntil) + Self.block(ThreadPoolExecutor.coldWork, until: blockedUntil)
+        let client = ServerLifecycleTests.Client(port: fixture.port, asking: [("memory", inMemory), ("health", "/health"),
+                                                                              ("refused", "/insecure/bad:1/plain/x"), ("disk", onDisk)])
+        for blocker in blockers { await blocker.value }
+        let got = Dictionary(uniqueKeysWithValues: try await client.answers().map { ($0.name, $0) })
+        for name in ["memory", "health", "refused"] {
+            let answer = try #require(got[name])
+            #expect(answer.at < blockedUntil, "\(name) waited for a pool")
+        }
+        #expect(got["memory"]?.status.hasPrefix("HTTP/1.1 200") == true)
+        #expect(got["health"]?.status.hasPrefix("HTTP/1.1 200") == true)
+        #expect(got["refused"]?.status.hasPrefix("HTTP/1.1 400") == true, "\(got["refused"]?.status ?? "")")
+        let disk = try #require(got["disk"])
+        #expect(disk.status.hasPrefix("HTTP/1.1 200"))
+        #expect(disk.at >= blockedUntil, "a disk hit runs on a thread of a pool, and both were blocked")
+        await fixture.stop()
+    }
+
+    /// Every cold thread is busy: a disk hit answers at once on a request thread; it never queues
+    /// behind cold work.
+    @Test func aDiskHitNeverWaitsForBusyColdThreads() async throws {
+        let fixture = try await ServerFixture()
+        fixture.sources.route("/photo.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture))
+        let path = "/insecure/rs:fit:60:60/plain/\(fixture.source("/photo.jpg"))@png"
+        #expect(try await fixture.get(path).status == 200)
+        await fixture.managerFixture.manager.backgroundWrites.waitUntilIdle()
+        fixture.managerFixture.manager.variantMemory.removeAll()
+        let blockedUntil = ContinuousClock.now + .seconds(2)
+        let blockers = Self.block(ThreadPoolExecutor.coldWork, until: blockedUntil)
+        let client = ServerLifecycleTests.Client(port: fixture.port, asking: [("disk", path), ("health", "/health")])
+        for blocker in blockers { await blocker.value }
+        let got = try await client.answers()
+        #expect(got.map(\.name) == ["disk", "health"])
+        for answer in got {
+            #expect(answer.status.hasPrefix("HTTP/1.1 200"), "\(answer.name): \(answer.status)")
+            #expect(answer.at < blockedUntil, "\(answer.name) waited for the busy cold threads")
+        }
+        #expect(fixture.managerFixture.manager.statistics.variantDiskHits == 1)
+        await fixture.stop()
+    }
+
+    // MARK: - The decision, on pools of the test's own
+
+    /// One-thread pools of the test's own, so that no other test's work is on them.
+    static let requests = ThreadPoolExecutor(name: "test.req", threads: 1, lowered: false)
+    static let cold = ThreadPoolExecutor(name: "test.cold", threads: 1, lowered: false)
+
+    /// A handler over the test's pools and `slots`, as ``ImageServer`` makes one.
+    private func handler(slots: ProcessingSlots, metrics: ServerMetrics, manager: WebImageManager) -> ImageRequestHandler {
+        ImageRequestHandler(manager: manager, config: ImageServerConfig(port: 0, signing: .unsigned, coders: ServerFixture.coders),
+                            signer: nil, metrics: metrics, slots: slots, state: ServerState(),
+                            executors: (requests: Self.requests, coldWork: Self.cold))
+    }
+
+    private static let imagePath = "/insecure/rs:fit:60:60/plain/http://127.0.0.1:9/photo.jpg@png"
+
+    /// Which of the test's pools a dispatch puts its task on ("answer" when it answers at once), and
+    /// its `abandon` (which gives back a slot taken for it).
+    private static func placement(of dispatch: HTTPDispatch) -> (String, () -> Void) {
+        switch dispatch {
+        case .answer: return ("answer", {})
+        case .task(let executor, _, let abandon):
+            let pool = executor as? ThreadPoolExecutor
+            return (pool === Self.cold ? "cold" : pool === Self.requests ? "requests" : "other", abandon)
+        }
+    }
+
+    private static func waitUntilIdle(_ pool: ThreadPoolExecutor) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !pool.hasIdleThread && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(pool.hasIdleThread)
+    }
+
+    /// An image path goes to the idle cold thread with a slot taken for it; with the cold thread
+    /// busy, or as many slots taken as there are cold threads, to the requests' pool with none.
+    @Test func anImageRequestTakesAnIdleColdThreadAndASlotOnlyWhenBothAreFree() async throws {
+        let managerFixture = ManagerFixture(coders: ServerFixture.coders)
+        let metrics = ServerMetrics()
+        let slots = ProcessingSlots(limit: 4, queueLimit: 8, metrics: metrics)
+        let handler = handler(slots: slots, metrics: metrics, manager: managerFixture.manager)
+        let request = HTTPRequest(method: "GET", path: Self.imagePath, accept: nil, ifNoneMatch: nil)
+        try await Self.waitUntilIdle(Self.cold)
+
+        let (first, abandonFirst) = Self.placement(of: handler.dispatch(request))
+        #expect(first == "cold")
+        #expect(metrics.inFlight.load(ordering: .relaxed) == 1, "the shortcut holds a slot")
+        // One slot taken, one cold thread: the next goes to the requests' pool, taking none.
+        let (second, _) = Self.placement(of: handler.dispatch(request))
+        #expect(second == "requests")
+        #expect(metrics.inFlight.load(ordering: .relaxed) == 1)
+        abandonFirst()
+        #expect(metrics.inFlight.load(ordering: .relaxed) == 0, "abandon gives the slot back")
+
+        // The cold thread busy: the requests' pool, though slots are free.
+        let blockedUntil = ContinuousClock.now + .milliseconds(400)
+        let blocker = Task(executorPreference: Self.cold) { while ContinuousClock.now < blockedUntil { usleep(1000) } }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!Self.cold.hasIdleThread)
+        #expect(Self.placement(of: handler.dispatch(request)).0 == "requests")
+        #expect(metrics.inFlight.load(ordering: .relaxed) == 0)
+        await blocker.value
+        try await Self.waitUntilIdle(Self.cold)
+        let (again, abandonAgain) = Self.placement(of: handler.dispatch(request))
+        #expect(again == "cold")
+        abandonAgain()
+    }
+
+    /// Paths that are not images go to the requests' pool; refusals and `/health` are answered at once.
+    @Test func otherPathsGoToTheRequestsPoolAndRefusalsAreAnsweredAtOnce() async throws {
+        let managerFixture = ManagerFixture(coders: ServerFixture.coders)
+        let metrics = ServerMetrics()
+        let handler = handler(slots: ProcessingSlots(limit: 4, queueLimit: 8, metrics: metrics), metrics: metrics, manager: managerFixture.manager)
+        try await Self.waitUntilIdle(Self.cold)
+        for path in ["/metrics", "/info/http://127.0.0.1:9/photo.jpg"] {
+            let placed = Self.placement(of: handler.dispatch(HTTPRequest(method: "GET", path: path, accept: nil, ifNoneMatch: nil))).0
+            #expect(placed == "requests", "\(path)")
+        }
+        for path in ["/health", "/insecure/bad:1/plain/x"] {
+            let placed = Self.placement(of: handler.dispatch(HTTPRequest(method: "GET", path: path, accept: nil, ifNoneMatch: nil))).0
+            #expect(placed == "answer", "\(path)")
+        }
+        #expect(metrics.inFlight.load(ordering: .relaxed) == 0)
+    }
+
+    /// A slot is taken without waiting only below the ceiling, below the limit, and when nobody queues.
+    @Test func aSlotIsTakenAtOnceOnlyBelowTheCeilingAndTheLimitWithNoQueue() async throws {
+        let metrics = ServerMetrics()
+        let slots = ProcessingSlots(limit: 3, queueLimit: 4, metrics: metrics)
+        #expect(slots.tryAcquire(below: 2))
+        #expect(slots.tryAcquire(below: 2))
+        #expect(!slots.tryAcquire(below: 2), "two taken: the ceiling of 2 is reached")
+        #expect(slots.tryAcquire(below: 10))
+        #expect(!slots.tryAcquire(below: 10), "three taken: the limit of 3 is reached")
+        let queued = Task { await slots.acquire() }   // waits: all 3 are taken
+        while metrics.queued.load(ordering: .relaxed) == 0 { await Task.yield() }
+        slots.release()   // passes to the queued request, which now holds it
+        #expect(await queued.value)
+        slots.release()
+        #expect(slots.tryAcquire(below: 10), "a slot is free and nobody queues")
+        let again = Task { await slots.acquire() }
+        while metrics.queued.load(ordering: .relaxed) == 0 { await Task.yield() }
+        #expect(!slots.tryAcquire(below: 10), "somebody queues: the queue goes first")
+        slots.release()
+        #expect(await again.value)
+    }
+}
