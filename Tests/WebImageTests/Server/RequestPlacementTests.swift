@@ -6,8 +6,8 @@ import Testing
 /// Where a request is answered (``ImageRequestHandler/dispatch(_:)``): on libmicrohttpd's thread
 /// when it needs no waiting; an image request on a cold thread when one waits for work and a
 /// processing slot is free below the cold thread count, else on the requests' executor; a warm hit
-/// never waits for the busy threads of either pool. Serialized: its tests block the server's shared
-/// pools, and two of them at once would block both.
+/// never waits for the busy threads of either pool, nor for Swift's cooperative pool. Serialized:
+/// its tests block the server's shared pools or need them free, and two at once would interfere.
 @Suite(.serialized) struct RequestPlacementTests {
     let picture: Data
 
@@ -20,6 +20,33 @@ import Testing
         (0..<executor.threadCount).map { _ in
             Task(executorPreference: executor) { while ContinuousClock.now < until { usleep(1000) } }
         }
+    }
+
+    /// Every thread of the cooperative pool is blocked for three seconds; meanwhile a client on a
+    /// dispatch thread gets `/health`, a warm variant from disk and the same one from memory. Each
+    /// answer must arrive while the pool is still blocked.
+    @Test func healthAndWarmHitsAnswerWhileTheCooperativePoolIsSaturated() async throws {
+        let fixture = try await ServerFixture(managerConfig: WebImageManagerConfig(variantMemoryAdmission: .whenReused))
+        fixture.sources.route("/photo.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture))
+        let path = "/insecure/rs:fit:50:50/plain/\(fixture.source("/photo.jpg"))@png"
+        #expect(try await fixture.get(path).status == 200)
+        await fixture.managerFixture.manager.backgroundWrites.waitUntilIdle()   // the variant is on disk
+
+        let blockedUntil = ContinuousClock.now + .seconds(3)
+        let blockers = (0..<2 * ProcessInfo.processInfo.activeProcessorCount).map { _ in
+            Task.detached { while ContinuousClock.now < blockedUntil { usleep(1000) } }
+        }
+        let client = ServerLifecycleTests.Client(port: fixture.port, asking: [("health", "/health"), ("disk", path), ("memory", path)])
+        for blocker in blockers { await blocker.value }
+        let got = try await client.answers()
+        #expect(got.map(\.name) == ["health", "disk", "memory"])
+        for answer in got {
+            #expect(answer.status.hasPrefix("HTTP/1.1 200"), "\(answer.name): \(answer.status)")
+            #expect(answer.at < blockedUntil, "\(answer.name) was answered only after the pool was free again")
+        }
+        #expect(fixture.managerFixture.manager.statistics.variantDiskHits == 1)
+        #expect(fixture.managerFixture.manager.statistics.variantMemoryHits == 1)
+        await fixture.stop()
     }
 
     /// Both of the server's pools are blocked for three seconds. A variant in memory, `/health` and

@@ -6,8 +6,8 @@ import Testing
 @testable import WebImageServer
 
 /// The server as a service runs it: constructed, run in a task, stopped by cancelling that task;
-/// observed beside the manager's own observer; and answering `/health` and warm hits while
-/// Swift's cooperative pool is saturated by other work of the process.
+/// observed beside the manager's own observer; its pools named and prioritized as documented.
+/// (Answers while Swift's cooperative pool is saturated: ``RequestPlacementTests``.)
 @Suite struct ServerLifecycleTests {
     let picture: Data
 
@@ -52,33 +52,6 @@ import Testing
         let second = try ImageServer(manager: fixture.managerFixture.manager,
                                      config: ImageServerConfig(port: fixture.port, signing: .unsigned))
         await #expect(throws: ServerError.self) { try await second.run { _ in Issue.record("it listened on a port in use") } }
-        await fixture.stop()
-    }
-
-    /// Every thread of the cooperative pool is blocked for three seconds; meanwhile a client on a
-    /// dispatch thread gets `/health`, a warm variant from disk and the same one from memory. Each
-    /// answer must arrive while the pool is still blocked.
-    @Test func healthAndWarmHitsAnswerWhileTheCooperativePoolIsSaturated() async throws {
-        let fixture = try await ServerFixture(managerConfig: WebImageManagerConfig(variantMemoryAdmission: .whenReused))
-        fixture.sources.route("/photo.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture))
-        let path = "/insecure/rs:fit:50:50/plain/\(fixture.source("/photo.jpg"))@png"
-        #expect(try await fixture.get(path).status == 200)
-        await fixture.managerFixture.manager.backgroundWrites.waitUntilIdle()   // the variant is on disk
-
-        let blockedUntil = ContinuousClock.now + .seconds(3)
-        let blockers = (0..<2 * ProcessInfo.processInfo.activeProcessorCount).map { _ in
-            Task.detached { while ContinuousClock.now < blockedUntil { usleep(1000) } }
-        }
-        let client = Client(port: fixture.port, asking: [("health", "/health"), ("disk", path), ("memory", path)])
-        for blocker in blockers { await blocker.value }
-        let got = try await client.answers()
-        #expect(got.map(\.name) == ["health", "disk", "memory"])
-        for answer in got {
-            #expect(answer.status.hasPrefix("HTTP/1.1 200"), "\(answer.name): \(answer.status)")
-            #expect(answer.at < blockedUntil, "\(answer.name) was answered only after the pool was free again")
-        }
-        #expect(fixture.managerFixture.manager.statistics.variantDiskHits == 1)
-        #expect(fixture.managerFixture.manager.statistics.variantMemoryHits == 1)
         await fixture.stop()
     }
 
