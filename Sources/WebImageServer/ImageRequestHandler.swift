@@ -19,11 +19,16 @@ struct ImageRequestHandler: Sendable {
     /// Where the requests' tasks run, unless they take the shortcut onto a cold thread
     /// (``dispatch(_:)``): see ``ThreadPoolExecutor``.
     let requests: ThreadPoolExecutor
+    /// Whether an image request may start on an idle cold thread: only over the built-in
+    /// memory-and-disk ``WebImage/ImageCache``, whose hits are read without suspending (a shared
+    /// tier's lookup waits for the network, and its task would then resume behind cold work).
+    let takesColdShortcut: Bool
 
     init(manager: WebImageManager, config: ImageServerConfig, signer: ProcessingURLSigner?, metrics: ServerMetrics, slots: ProcessingSlots,
          state: ServerState, executors: (requests: ThreadPoolExecutor, coldWork: ThreadPoolExecutor)) {
         (self.manager, self.config, self.signer, self.metrics, self.slots, self.state) = (manager, config, signer, metrics, slots, state)
         (requests, coldWork) = executors
+        takesColdShortcut = manager.cache is ImageCache
     }
 
     /// What the HTTP layer does with `request`, decided on libmicrohttpd's thread without blocking
@@ -32,12 +37,15 @@ struct ImageRequestHandler: Sendable {
     /// - Answered at once: `/health`, a refused method, a refused image path (400, 403, 404), and
     ///   an image whose variant is in the manager's memory tier
     ///   (``WebImage/WebImageManager/memoryCachedVariant(url:format:encoding:options:context:)``).
-    /// - An image path (its options parsed here, once) goes on in a task: on a cold thread, holding a
-    ///   processing slot taken here, when a cold thread waits for work and fewer slots are taken than
-    ///   there are cold threads (each holder, and this request, then has a thread of its own, so
-    ///   nothing here waits behind another's cold work, and a cold request skips two thread hops: to
-    ///   a request thread and back). Otherwise on the requests' executor, which takes a slot only
-    ///   after its disk lookup misses.
+    /// - An image path (its options parsed here, once) goes on in a task. It starts on a cold thread
+    ///   when one waits for work and the slots taken plus such requests are fewer than the cold
+    ///   threads (``ProcessingSlots/tryReserve(below:)``), over the built-in cache only
+    ///   (``takesColdShortcut``): its disk lookup then runs there, at the cold threads' nice 10
+    ///   and without suspending, and a cold request skips two thread hops (to a request thread and
+    ///   back). Otherwise it starts on the requests' executor. Either way a processing slot is
+    ///   taken only once the warm lookup misses. (Two libmicrohttpd threads may see the same idle
+    ///   cold thread at once; the second request then waits for the first's lookup, or for a job
+    ///   enqueued in between: a window of microseconds.)
     /// - Everything else (`/info`, `/metrics`, the demo page and its samples) goes on in a task on
     ///   the requests' executor.
     func dispatch(_ request: HTTPRequest) -> HTTPDispatch {
@@ -46,13 +54,13 @@ struct ImageRequestHandler: Sendable {
         case .answer(let response):
             return .answer(record(response, since: started))
         case .image(let image):
-            if coldWork.hasIdleThread, slots.tryAcquire(below: coldWork.threadCount) {
+            if takesColdShortcut, coldWork.hasIdleThread, slots.tryReserve(below: coldWork.threadCount) {
                 return .task(on: coldWork, work: {
-                    record(await self.image(image, for: request, holdingSlot: true), since: started)
-                }, abandon: { slots.release() })
+                    record(await self.image(image, for: request, reservedColdThread: true), since: started)
+                }, abandon: { slots.endReservation() })
             }
             return .task(on: requests, work: {
-                record(await self.image(image, for: request, holdingSlot: false), since: started)
+                record(await self.image(image, for: request, reservedColdThread: false), since: started)
             }, abandon: {})
         case .task:
             return .task(on: requests, work: { record(await respond(to: request), since: started) }, abandon: {})
@@ -116,7 +124,7 @@ struct ImageRequestHandler: Sendable {
             if request.path.hasPrefix("/samples/") { return sample(named: String(request.path.dropFirst("/samples/".count))) }
             if request.path.hasPrefix("/info/") { return await info(for: request) }
             switch imageRequest(for: request) {
-            case .success(let image): return await self.image(image, for: request, holdingSlot: false)
+            case .success(let image): return await self.image(image, for: request, reservedColdThread: false)
             case .failure(let refusal): return refusal.response
             }
         }
@@ -168,23 +176,25 @@ struct ImageRequestHandler: Sendable {
     }
 
     /// An admitted image path (``dispatch(_:)`` answered refusals and memory hits already): a warm
-    /// variant, or a processing slot and the variant. `holdingSlot`: a slot was taken for it already
-    /// (given back here, whatever the answer).
-    private func image(_ image: ImageRequest, for request: HTTPRequest, holdingSlot: Bool) async -> HTTPResponse {
-        var holdsSlot = holdingSlot
-        defer { if holdsSlot { slots.release() } }
+    /// variant, or a processing slot and the variant. `reservedColdThread`: it started on a cold
+    /// thread reserved for it (``ProcessingSlots/tryReserve(below:)``), a reservation ended here.
+    private func image(_ image: ImageRequest, for request: HTTPRequest, reservedColdThread: Bool) async -> HTTPResponse {
+        var reserved = reservedColdThread
+        defer { if reserved { slots.endReservation() } }
         let (parsed, source, parameters, passesSource) = (image.parsed, image.source, image.parameters, image.passesSource)
-        // A warm variant is answered without waiting for a processing slot: it never waits behind
-        // cold work and is never refused with 429.
+        // A warm variant is answered before a processing slot is taken: it never waits for one and
+        // is never refused with 429.
         if !passesSource, let warm = await manager.cachedVariant(url: source, format: parameters.format, encoding: parameters.encoding,
                                                                  options: parameters.options, context: parameters.context) {
             metrics.recordCachedResult(warm)
             return response(for: warm, image: image, request: request)
         }
-        if !holdsSlot {
-            guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
-            holdsSlot = true
+        if reserved {   // the slot, when it is taken, stands for the reserved thread from now on
+            slots.endReservation()
+            reserved = false
         }
+        guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
+        defer { slots.release() }
         if passesSource, let answer = await sourceBytes(for: parsed, source: source, request: request) {
             return answer
         }

@@ -19,9 +19,11 @@ import WebImage
 ///
 /// Where code runs: libmicrohttpd's threads accept, read and write, and answer what needs no
 /// waiting (a variant in memory, `/health`, refusals); every other request runs in a task of its
-/// own on the server's request executor (``ThreadPoolExecutor/requests``); the cold work of a
-/// request that holds a processing slot runs on ``ThreadPoolExecutor/coldWork``'s lower-priority
-/// threads. The README's "Where code runs" table lists every thread.
+/// own on the server's request executor (``ThreadPoolExecutor/requests``), or, an image request
+/// that finds a cold thread free for it, on that thread from the start
+/// (``ImageRequestHandler/dispatch(_:)``); the cold work of a request that holds a processing slot
+/// runs on ``ThreadPoolExecutor/coldWork``'s lower-priority threads. The README's "Where code
+/// runs" table lists every thread.
 public final class ImageServer: Sendable {
     let manager: WebImageManager
     let config: ImageServerConfig

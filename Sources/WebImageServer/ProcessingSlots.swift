@@ -5,6 +5,9 @@ import Synchronization
 final class ProcessingSlots: Sendable {
     private struct State {
         var running = 0
+        /// Requests that started on a cold thread of their own and have not taken a slot yet
+        /// (``tryReserve(below:)``).
+        var reserved = 0
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -54,16 +57,26 @@ final class ProcessingSlots: Sendable {
         }
     }
 
-    /// Takes a slot without waiting when fewer than `ceiling` (and fewer than the limit) are taken
-    /// and no request waits for one; `false` otherwise (nothing taken).
-    func tryAcquire(below ceiling: Int) -> Bool {
-        let taken = state.withLock { state -> Bool in
-            guard state.running < min(limit, ceiling), state.waiting.isEmpty else { return false }
-            state.running += 1
+    /// Reserves a cold thread for a request that starts there before it knows whether it needs a
+    /// slot (``ImageRequestHandler/dispatch(_:)``): granted while the slots taken plus the
+    /// reservations are fewer than `ceiling` (the cold thread count), so that every slot holder and
+    /// every reserving request can have a cold thread at once. Not a slot: it is not counted in
+    /// flight, and never refuses or delays a request that takes a slot. End it with
+    /// ``endReservation()``.
+    func tryReserve(below ceiling: Int) -> Bool {
+        state.withLock { state in
+            guard state.running + state.reserved < ceiling else { return false }
+            state.reserved += 1
             return true
         }
-        if taken { metrics.inFlight.add(1, ordering: .relaxed) }
-        return taken
+    }
+
+    /// Reservations of ``tryReserve(below:)`` not ended yet.
+    var reservations: Int { state.withLock { $0.reserved } }
+
+    /// Ends a reservation of ``tryReserve(below:)``: the request was answered, or goes on to take a slot.
+    func endReservation() {
+        state.withLock { $0.reserved -= 1 }
     }
 
     /// Gives the slot to the longest-waiting request, or frees it.

@@ -10,9 +10,9 @@ import Synchronization
 ///   ``HTTPServer``) — the disk lookup (the disk cache's actor runs on its caller's executor),
 ///   `/metrics`, `/info`, 429s and building the answer. Its threads keep the process's priority,
 ///   and are answered while the cooperative pool is saturated by the embedding app. An image
-///   request starts on a cold thread instead when one waits for work and a processing slot is
-///   free for it below the cold thread count (``ImageRequestHandler/dispatch(_:)``): the cold
-///   request that it usually is then skips the hop to a request thread and back.
+///   request starts on a cold thread instead when one waits for work and is free for it
+///   (``ImageRequestHandler/dispatch(_:)``): the cold request that it usually is then skips the
+///   hop to a request thread and back.
 /// - ``coldWork``: a processing slot holder's cold work — the load, decode, transform, encode and
 ///   store — at nice 10 (the kernel then gives it about a tenth of a core while a thread of nice 0
 ///   wants that core). Cold work reaches it as the task executor preference of the slot holder's

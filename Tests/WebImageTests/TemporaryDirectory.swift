@@ -45,8 +45,15 @@ enum TestScratch {
 
     private nonisolated(unsafe) static var rootPath: String?
 
+    /// Removes the root, trying again a few times: a thread still writing (a background store, a
+    /// child process) can add a file while the folder is emptied, and the removal then fails.
     private static func removeRoot() {
-        if let rootPath { try? FileManager.default.removeItem(atPath: rootPath) }
+        guard let rootPath else { return }
+        for _ in 0..<5 {
+            try? FileManager.default.removeItem(atPath: rootPath)
+            guard FileManager.default.fileExists(atPath: rootPath) else { return }
+            usleep(20_000)
+        }
     }
 
     /// Removes `webimage-tests-<pid>` folders in `base` whose process no longer runs.

@@ -137,9 +137,10 @@ import Testing
         try #require(pool.hasIdleThread)
     }
 
-    /// An image path goes to the idle cold thread with a slot taken for it; with the cold thread
-    /// busy, or as many slots taken as there are cold threads, to the requests' pool with none.
-    @Test func anImageRequestTakesAnIdleColdThreadAndASlotOnlyWhenBothAreFree() async throws {
+    /// An image path goes to the idle cold thread with a reservation (not a slot); with the cold
+    /// thread busy, or as many slots and reservations taken as there are cold threads, to the
+    /// requests' pool with none.
+    @Test func anImageRequestTakesAnIdleColdThreadOnlyWhenOneIsFreeForIt() async throws {
         let managerFixture = ManagerFixture(coders: ServerFixture.coders)
         let metrics = ServerMetrics()
         let slots = ProcessingSlots(limit: 4, queueLimit: 8, metrics: metrics)
@@ -149,26 +150,48 @@ import Testing
 
         let (first, abandonFirst) = Self.placement(of: handler.dispatch(request))
         #expect(first == "cold")
-        #expect(metrics.inFlight.load(ordering: .relaxed) == 1, "the shortcut holds a slot")
-        // One slot taken, one cold thread: the next goes to the requests' pool, taking none.
+        #expect(slots.reservations == 1)
+        #expect(metrics.inFlight.load(ordering: .relaxed) == 0, "a reservation is not a slot")
+        // One reservation, one cold thread: the next goes to the requests' pool, reserving nothing.
         let (second, _) = Self.placement(of: handler.dispatch(request))
         #expect(second == "requests")
-        #expect(metrics.inFlight.load(ordering: .relaxed) == 1)
+        #expect(slots.reservations == 1)
         abandonFirst()
-        #expect(metrics.inFlight.load(ordering: .relaxed) == 0, "abandon gives the slot back")
+        #expect(slots.reservations == 0, "abandon ends the reservation")
 
-        // The cold thread busy: the requests' pool, though slots are free.
+        // A slot holder needs the one cold thread too.
+        let acquired = await slots.acquire()
+        #expect(acquired)
+        #expect(Self.placement(of: handler.dispatch(request)).0 == "requests")
+        slots.release()
+
+        // The cold thread busy: the requests' pool, though nothing is taken.
         let blockedUntil = ContinuousClock.now + .milliseconds(400)
         let blocker = Task(executorPreference: Self.cold) { while ContinuousClock.now < blockedUntil { usleep(1000) } }
         try await Task.sleep(for: .milliseconds(100))
         #expect(!Self.cold.hasIdleThread)
         #expect(Self.placement(of: handler.dispatch(request)).0 == "requests")
-        #expect(metrics.inFlight.load(ordering: .relaxed) == 0)
+        #expect(slots.reservations == 0)
         await blocker.value
         try await Self.waitUntilIdle(Self.cold)
         let (again, abandonAgain) = Self.placement(of: handler.dispatch(request))
         #expect(again == "cold")
         abandonAgain()
+    }
+
+    /// Over a cache other than the built-in one (a shared tier's lookups wait for the network), an
+    /// image path always starts on the requests' pool.
+    @Test func overAnotherCacheImageRequestsStartOnTheRequestsPool() async throws {
+        let managerFixture = ManagerFixture(coders: ServerFixture.coders)
+        let manager = WebImageManager(cache: ImageCachesManager(caches: [managerFixture.cache]), loader: managerFixture.downloader,
+                                      coders: ServerFixture.coders)
+        let metrics = ServerMetrics()
+        let slots = ProcessingSlots(limit: 4, queueLimit: 8, metrics: metrics)
+        let handler = handler(slots: slots, metrics: metrics, manager: manager)
+        try await Self.waitUntilIdle(Self.cold)
+        let request = HTTPRequest(method: "GET", path: Self.imagePath, accept: nil, ifNoneMatch: nil)
+        #expect(Self.placement(of: handler.dispatch(request)).0 == "requests")
+        #expect(slots.reservations == 0)
     }
 
     /// Paths that are not images go to the requests' pool; refusals and `/health` are answered at once.
@@ -188,25 +211,27 @@ import Testing
         #expect(metrics.inFlight.load(ordering: .relaxed) == 0)
     }
 
-    /// A slot is taken without waiting only below the ceiling, below the limit, and when nobody queues.
-    @Test func aSlotIsTakenAtOnceOnlyBelowTheCeilingAndTheLimitWithNoQueue() async throws {
+    /// A reservation is granted while slots plus reservations are below the ceiling, is not a slot
+    /// (not in flight, never in a slot's way), and ends with endReservation.
+    @Test func reservationsCountWithSlotsAgainstTheCeilingOnly() async throws {
         let metrics = ServerMetrics()
-        let slots = ProcessingSlots(limit: 3, queueLimit: 4, metrics: metrics)
-        #expect(slots.tryAcquire(below: 2))
-        #expect(slots.tryAcquire(below: 2))
-        #expect(!slots.tryAcquire(below: 2), "two taken: the ceiling of 2 is reached")
-        #expect(slots.tryAcquire(below: 10))
-        #expect(!slots.tryAcquire(below: 10), "three taken: the limit of 3 is reached")
-        let queued = Task { await slots.acquire() }   // waits: all 3 are taken
-        while metrics.queued.load(ordering: .relaxed) == 0 { await Task.yield() }
-        slots.release()   // passes to the queued request, which now holds it
-        #expect(await queued.value)
+        let slots = ProcessingSlots(limit: 2, queueLimit: 4, metrics: metrics)
+        #expect(slots.tryReserve(below: 2))
+        #expect(slots.tryReserve(below: 2))
+        #expect(!slots.tryReserve(below: 2), "two reserved: the ceiling of 2 is reached")
+        #expect(metrics.inFlight.load(ordering: .relaxed) == 0)
+        let first = await slots.acquire(), second = await slots.acquire()
+        #expect(first && second, "reservations never hold slots back")
+        #expect(metrics.inFlight.load(ordering: .relaxed) == 2)
+        slots.endReservation()
+        slots.endReservation()
+        #expect(slots.reservations == 0)
+        #expect(!slots.tryReserve(below: 2), "two slots taken: the ceiling of 2 is reached")
         slots.release()
-        #expect(slots.tryAcquire(below: 10), "a slot is free and nobody queues")
-        let again = Task { await slots.acquire() }
-        while metrics.queued.load(ordering: .relaxed) == 0 { await Task.yield() }
-        #expect(!slots.tryAcquire(below: 10), "somebody queues: the queue goes first")
+        #expect(slots.tryReserve(below: 2), "one slot and no reservation")
+        #expect(!slots.tryReserve(below: 2))
+        slots.endReservation()
         slots.release()
-        #expect(await again.value)
+        #expect(metrics.inFlight.load(ordering: .relaxed) == 0)
     }
 }
