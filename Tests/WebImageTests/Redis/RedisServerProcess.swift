@@ -17,7 +17,7 @@ final class RedisServerProcess: @unchecked Sendable {
     static let executable = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     init(password: String? = nil, arguments: [String] = []) async throws {
-        port = try freeLoopbackPort()
+        port = try Self.freePortOutsideEphemeralRange()
         self.password = password
         extraArguments = arguments
         // The port was free when looked up, but another test's server may take it before
@@ -28,7 +28,7 @@ final class RedisServerProcess: @unchecked Sendable {
                 try await start()
                 return
             } catch is ExitedEarly {
-                port = try freeLoopbackPort()
+                port = try Self.freePortOutsideEphemeralRange()
             }
         }
         try await start()
@@ -36,6 +36,24 @@ final class RedisServerProcess: @unchecked Sendable {
 
     /// redis-server ended before it answered: most likely its port was taken.
     private struct ExitedEarly: Error {}
+
+    /// A free port on 127.0.0.1 below the kernel's ephemeral range (`ip_local_port_range`), where
+    /// neither a `bind` to port 0 nor an outgoing connection's own port can land. A server that a
+    /// test kills and starts again on the same port needs one: in the ephemeral range, while it is
+    /// down, another test's listener or any client socket (the tier's own reconnects among them)
+    /// can take the port, and the restarted server cannot bind it (a full run once had the
+    /// restarted Redis refuse connections).
+    static func freePortOutsideEphemeralRange() throws -> Int {
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
+            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) } ?? []
+        let low = range.first ?? 32768
+        guard low > 11_000 else { return try freeLoopbackPort() }   // no room below it: any free port
+        for _ in 0..<200 {
+            let port = Int.random(in: 10_000..<(low - 1))
+            if isFreeLoopbackPort(port) { return port }
+        }
+        throw FixtureError("no free port below \(low)")
+    }
 
     deinit {
         // SIGKILL, not SIGTERM: Foundation's `Process` passes the starting thread's signal mask on,
@@ -106,6 +124,20 @@ final class RedisServerProcess: @unchecked Sendable {
 struct FixtureError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Whether `port` on 127.0.0.1 can be bound now (bound and closed again).
+func isFreeLoopbackPort(_ port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
 }
 
 /// A port on 127.0.0.1 nobody listens on now (bound, read, closed).
