@@ -206,9 +206,12 @@ import Testing
         defer { directory.remove() }
         let cache = makeCache(directory)
         try await cache.store(try opaqueImage(), forKey: "k", cacheType: .memory)
+        let drains = PixelBufferPool.shared.drainCount
         cache.handleMemoryPressure()
         #expect(cache.memoryCache.count == 0)
-        #expect(PixelBufferPool.shared.pooledBytes == 0)
+        // The shared pool is drained; tests running beside this one may refill it at once, so the
+        // drain is what is checked (PixelBufferPoolTests: a drain leaves nothing pooled).
+        #expect(PixelBufferPool.shared.drainCount > drains)
     }
 
     @Test func manyTasksStoringAndQueryingTheSameAndDifferentKeys() async throws {

@@ -117,8 +117,13 @@ final class PixelBufferPool: Sendable {
             defer { list.removeAll() }
             return list
         }
+        drains.add(1, ordering: .relaxed)
         for entry in all { Self.release(entry) }
     }
+
+    /// How many times ``drain()`` ran (a shared pool may be refilled by other work at once after).
+    var drainCount: Int { drains.load(ordering: .relaxed) }
+    private let drains = Atomic<Int>(0)
 
     /// The number of bytes currently held for reuse.
     var pooledBytes: Int { entries.withLock { $0.reduce(0) { $0 + $1.capacity } } }
