@@ -133,8 +133,13 @@ final class PNGDecodeSession {
         let rowBytes = target.width * pixelFormat.bytesPerPixel
         let byteCount = rowBytes * target.height
         guard let canvas = try? PixelStorage(byteCount: byteCount) else { return nil }
-        for row in 0..<outputRows {
-            (canvas.bytes + row * rowBytes).copyMemory(from: resampled.storage.bytes + row * resampled.bytesPerRow, byteCount: rowBytes)
+        // Through withUnsafePixels, which keeps `resampled` alive during the copies: read from its
+        // storage's pointer, the last row's copy could run after `resampled` was released (its last
+        // use), its buffer already back in the pool, or unmapped.
+        resampled.withUnsafePixels { source in
+            for row in 0..<outputRows {
+                (canvas.bytes + row * rowBytes).copyMemory(from: source.baseAddress! + row * resampled.bytesPerRow, byteCount: rowBytes)
+            }
         }
         (canvas.bytes + outputRows * rowBytes).initializeMemory(as: UInt8.self, repeating: 0,
                                                                 count: byteCount - outputRows * rowBytes)
