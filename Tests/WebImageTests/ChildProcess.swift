@@ -21,7 +21,7 @@ struct ChildProcess {
         var exitedCleanly: Bool { reason == .exit && status == 0 }
     }
 
-    let process = Process()
+    let process = SpawnedProcess()
     private let folder = TemporaryDirectory("ChildProcess")
     var outputFile: URL { folder.url.appendingPathComponent("stdout") }
     var errorFile: URL { folder.url.appendingPathComponent("stderr") }

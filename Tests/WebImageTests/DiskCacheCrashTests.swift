@@ -90,7 +90,7 @@ import Testing
     func runAndKill(storingInto directory: TemporaryDirectory, log: URL, afterFirstStore: Bool, delay: Duration) async throws -> Set<Int> {
         try Data().write(to: log)
         let output = try FileHandle(forWritingTo: log)
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = ChildProcess.tool
         process.arguments = ["cache", "fill", directory.path, "--count", String(Self.fillCount), "--size", String(Self.pixels)]
         process.standardOutput = output

@@ -36,11 +36,11 @@ import Testing
         let directory = TemporaryDirectory()
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         let urls = (0..<100).map { origin.url("/fleet/\($0).png").absoluteString }
-        var processes: [(Process, URL)] = []
+        var processes: [(SpawnedProcess, URL)] = []
         for index in 0..<4 {
             let output = directory.url.appendingPathComponent("out-\(index).tsv")
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-            let process = Process()
+            let process = SpawnedProcess()
             process.executableURL = ChildProcess.tool
             // A claim must outlive the slowest process's fetch, and a command its slowest reply, however
             // slow the machine (ThreadSanitizer makes every process several times slower): otherwise a

@@ -12,7 +12,7 @@ final class RedisServerProcess: @unchecked Sendable {
     let password: String?
     let extraArguments: [String]
     let directory = TemporaryDirectory()
-    private var process: Process?
+    private var process: SpawnedProcess?
 
     static let executable = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
@@ -56,10 +56,9 @@ final class RedisServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        // SIGKILL, not SIGTERM: Foundation's `Process` passes the starting thread's signal mask on,
-        // and libdispatch's worker threads (which run Swift tasks) block most signals, SIGTERM among
-        // them (seen in the server's /proc/<pid>/status SigBlk): it would outlive the tests.
-        // Without persistence, nothing is lost.
+        // SIGKILL: at once, whatever the server is doing (``SpawnedProcess`` starts it with no signal
+        // blocked; Foundation's `Process`, used before, passed on a libdispatch worker's mask, which
+        // blocks SIGTERM). Without persistence, nothing is lost.
         if let process { Glibc.kill(process.processIdentifier, SIGKILL) }
     }
 
@@ -69,7 +68,7 @@ final class RedisServerProcess: @unchecked Sendable {
     func start() async throws {
         guard let executable = Self.executable else { throw FixtureError("redis-server is not installed (apt-get install redis-server)") }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory.url.path,
                              "--daemonize", "no", "--protected-mode", "no", "--loglevel", "warning"]
@@ -98,7 +97,7 @@ final class RedisServerProcess: @unchecked Sendable {
         self.process = nil
     }
 
-    private func waitForExit(_ process: Process) async {
+    private func waitForExit(_ process: SpawnedProcess) async {
         while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
     }
 

@@ -10,7 +10,7 @@ import Foundation
 /// (`~/.cache/webimage-moto-venv/bin/python`), else `python3` on `PATH`: the first that imports moto's server.
 final class MotoServer: Sendable {
     let port: Int
-    private let process: Process
+    private let process: SpawnedProcess
     private let input: Pipe
 
     static let shared: Result<MotoServer, FixtureError> = {
@@ -29,7 +29,7 @@ final class MotoServer: Sendable {
             + (environment["PATH"] ?? "/usr/bin").split(separator: ":").map { "\($0)/python3" }
         return candidates.first { path in
             guard FileManager.default.isExecutableFile(atPath: path) else { return false }
-            let probe = Process()
+            let probe = SpawnedProcess()
             probe.executableURL = URL(fileURLWithPath: path)
             probe.arguments = ["-c", "import moto.server"]
             probe.standardOutput = FileHandle.nullDevice
@@ -53,7 +53,7 @@ final class MotoServer: Sendable {
         sys.stdin.read()
         server.stop()
         """
-        process = Process()
+        process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-c", driver]
         input = Pipe()

@@ -28,9 +28,9 @@ import Testing
         }
     }
 
-    func run(_ arguments: [String], output: URL) throws -> Process {
+    func run(_ arguments: [String], output: URL) throws -> SpawnedProcess {
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = ChildProcess.tool
         process.arguments = ["fetch"] + arguments
         process.standardOutput = try FileHandle(forWritingTo: output)
@@ -42,7 +42,7 @@ import Testing
         return process
     }
 
-    func finish(_ process: Process, _ output: URL) async throws -> [[String]] {
+    func finish(_ process: SpawnedProcess, _ output: URL) async throws -> [[String]] {
         while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
         #expect(process.terminationStatus == 0)
         return try String(contentsOf: output, encoding: .utf8).split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
