@@ -364,9 +364,11 @@ final class Gate: Sendable {
     }
 
     @Test func aConnectionRefusedIsATransportError() async throws {
-        let closed = try TestHTTPServer()
-        let url = closed.url("/nothing")
-        closed.stop()
+        // A port bound and never listening: a stopped server's port could be taken by another
+        // test's server meanwhile (a full run once got that server's answer instead of a refusal).
+        let closed = try ClosedLoopbackPort()
+        let url = URL(string: "http://127.0.0.1:\(closed.port)/nothing")!
+        defer { withExtendedLifetime(closed) {} }
         do {
             _ = try await Downloader().load(ImageLoadRequest(url: url))
             Issue.record("expected a transport error")
