@@ -30,7 +30,7 @@ enum HTTPDispatch: Sendable {
     case answer(HTTPResponse)
     /// Work to run in a task on `executor`. When the server has closed by then, the request is
     /// answered 503, `work` never runs and `abandon` is called instead (on MHD's thread), to give
-    /// back what was taken for `work` (a processing slot).
+    /// back what was taken for `work` (a cold thread's reservation).
     case task(on: any TaskExecutor, work: @Sendable () async -> HTTPResponse, abandon: @Sendable () -> Void)
 }
 

@@ -105,7 +105,9 @@ struct ImageRequestHandler: Sendable {
 
     private var health: HTTPResponse { state.isDraining ? .text(503, "draining") : .text(200, "ok") }
 
-    func respond(to request: HTTPRequest) async -> HTTPResponse {
+    /// The answer to a path ``dispatch(_:)`` hands to a task as ``Route/task``: `/metrics`, the demo
+    /// page, its samples and `/info/`.
+    private func respond(to request: HTTPRequest) async -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else { return methodRefusal }
         switch request.path {
         case "/health":
@@ -123,10 +125,7 @@ struct ImageRequestHandler: Sendable {
         default:
             if request.path.hasPrefix("/samples/") { return sample(named: String(request.path.dropFirst("/samples/".count))) }
             if request.path.hasPrefix("/info/") { return await info(for: request) }
-            switch imageRequest(for: request) {
-            case .success(let image): return await self.image(image, for: request, reservedColdThread: false)
-            case .failure(let refusal): return refusal.response
-            }
+            return .text(404, "not found")   // image paths never come here: dispatch(_:) routes them
         }
     }
 

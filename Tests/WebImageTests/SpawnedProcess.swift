@@ -16,7 +16,12 @@ import Synchronization
 /// `currentDirectoryURL`, with no signal blocked. A thread of its own waits for it (`waitpid`), then ``terminationHandler``
 /// runs there.
 final class SpawnedProcess: @unchecked Sendable {
-    // @unchecked Sendable: the configuration is set before `run()` by one test; `state` is locked.
+    // @unchecked Sendable: the configuration properties (executable, arguments, environment,
+    // directory, streams) are written by the owning test before `run()` and read only inside
+    // `run()`, on that test's task; the waiting thread `run()` starts touches only `state` (pid,
+    // status, handler) under its Mutex and the `exited` semaphore, which is itself thread-safe.
+    // The other threads reading the process (`isRunning`, `processIdentifier`, `terminate()`) go
+    // through `state` too.
     var executableURL: URL?
     var arguments: [String] = []
     var environment: [String: String]?

@@ -43,6 +43,8 @@ enum TestScratch {
         return root
     }()
 
+    /// Written once, inside `root`'s initializer (which Swift runs once, under its own lock), before
+    /// the `atexit` handler that reads it is registered.
     private nonisolated(unsafe) static var rootPath: String?
 
     /// Removes the root, trying again a few times: a thread still writing (a background store, a
