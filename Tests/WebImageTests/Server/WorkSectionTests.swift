@@ -11,16 +11,7 @@ import Testing
 /// work CPUs.
 @Suite struct WorkSectionTests {
     /// The CPUs the calling thread may run on now, as the kernel reports them.
-    static func allowedCPUs() throws -> Set<Int> {
-        let status = try String(contentsOfFile: "/proc/thread-self/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") })
-        var cpus: Set<Int> = []
-        for range in line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces).split(separator: ",") {
-            let ends = range.split(separator: "-").compactMap { Int($0) }
-            if let first = ends.first, let last = ends.last { cpus.formUnion(first...last) }
-        }
-        return cpus
-    }
+    static func allowedCPUs() throws -> Set<Int> { try AllowedCPUs.of() }
 
     /// A coder that decodes and encodes anything, noting the CPUs its thread may use meanwhile.
     final class ProbeCoder: ImageCoder {

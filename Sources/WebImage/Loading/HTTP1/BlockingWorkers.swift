@@ -6,18 +6,25 @@ import Foundation
 /// thread free. A thread idle for `idleLifetime` ends. So a stalled job holds one thread, not the
 /// others' turns, and a quiet process keeps no threads.
 ///
-/// `@unchecked Sendable`: `jobs`, `threads` and `idle` are only touched with `condition` locked.
+/// An idle thread waits on a ``WakeChannel`` of its own (a pipe), not on the lock's condition: a
+/// job handed to it wakes it with the kernel's synchronous wake-up hint, so it runs on the CPU of
+/// the thread that handed it over (which is about to wait for it), not wherever it last ran.
+///
+/// `@unchecked Sendable`: `jobs`, `head`, `threads`, `idle`, `placements` and the channels' `placed`
+/// are only touched with `lock` held.
 package final class BlockingWorkers: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let lock = NSLock()
     /// Jobs not yet taken start at `head`; a taken job's slot is emptied at once, so that what its
     /// closure holds (a download's bytes) goes when the job ends, not when the queue next drains.
     private var jobs: [(@Sendable () -> Void)?] = []
     private var head = 0
     private var threads = 0
-    private var idle = 0
+    /// The idle threads' channels, the most recently idle last (woken first: its caches are warm,
+    /// and the others reach their idle lifetime and end).
+    private var idle: [WakeChannel] = []
     private let name: String
     private let maxThreads: Int
-    private let idleLifetime: TimeInterval
+    private let idleLifetime: Duration
 
     /// - Parameters:
     ///   - name: the threads are named `name-N`.
@@ -26,7 +33,7 @@ package final class BlockingWorkers: @unchecked Sendable {
     package init(name: String, maxThreads: Int, idleLifetime: TimeInterval = 30) {
         self.name = name
         self.maxThreads = max(1, maxThreads)
-        self.idleLifetime = idleLifetime
+        self.idleLifetime = .seconds(idleLifetime)
     }
 
     /// Runs `job` on a thread that is idle now, and returns true; false (nothing is run) when every
@@ -34,24 +41,37 @@ package final class BlockingWorkers: @unchecked Sendable {
     /// a new thread: on Linux a thread starts with its creator's nice value and CPU affinity, and a
     /// `nice 10` server thread (``ThreadPoolExecutor``'s) would leave its own weight to the thread
     /// it makes, for good (an unprivileged thread cannot lower its nice value again).
+    ///
+    /// A caller with a work CPU (a server's cold thread, which then waits for the job) has the
+    /// thread woken on the CPU it is on now, where the thread runs as soon as the caller waits
+    /// (`wi_thread_place_here`, CSystemTuning: left to itself the scheduler woke it on the other
+    /// cold thread's CPU, behind a codec, while this one idled). The thread takes its other CPUs
+    /// back as soon as it is woken.
     package func runOnIdleThread(_ job: @escaping @Sendable () -> Void) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard idle > jobs.count - head else { return false }
+        lock.lock()
+        guard let channel = idle.popLast() else {
+            lock.unlock()
+            return false
+        }
         jobs.append(job)
-        condition.signal()
+        // Placed before the wake-up: a thread placed after it would already be queued elsewhere.
+        channel.placed = wi_thread_place_here(channel.threadID) == 1
+        if channel.placed { placements += 1 }
+        lock.unlock()
+        channel.wake()   // after unlocking: the woken thread may run at once on this CPU, and takes the lock first thing
         return true
     }
 
     /// Runs `job` on one of the threads.
     package func run(_ job: @escaping @Sendable () -> Void) {
-        condition.lock()
+        lock.lock()
         jobs.append(job)
-        let starts = idle == 0 && threads < maxThreads
+        let channel = idle.popLast()
+        let starts = channel == nil && threads < maxThreads
         if starts { threads += 1 }
         let number = threads
-        condition.signal()
-        condition.unlock()
+        lock.unlock()
+        channel?.wake()
         if starts {
             let threadName = "\(name)-\(number)"
             let thread = Thread { [self] in
@@ -62,33 +82,63 @@ package final class BlockingWorkers: @unchecked Sendable {
         }
     }
 
+    /// The number of threads waiting for a job (for tests).
+    var idleThreadCount: Int { lock.withLock { idle.count } }
+
+    /// How many hand-offs placed their thread on the caller's CPU (for tests).
+    var placedHandOffs: Int { lock.withLock { placements } }
+    private var placements = 0
+
     private func loop() {
-        condition.lock()
+        // No descriptor left for a channel: the thread runs what is queued and ends instead of
+        // idling (a later job starts a thread again).
+        let channel = WakeChannel()
+        wi_thread_remember_cpus()
+        lock.lock()
         while true {
-            while head == jobs.count {
-                idle += 1
-                // Blocks only these workers' own threads.
-                let signalled = condition.wait(until: Date(timeIntervalSinceNow: idleLifetime))
-                idle -= 1
-                if !signalled && head == jobs.count {
-                    threads -= 1
-                    condition.unlock()
-                    return
+            if head < jobs.count {
+                let job = jobs[head]
+                jobs[head] = nil
+                head += 1
+                if head == jobs.count {
+                    jobs.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head >= 64 && head * 2 >= jobs.count {   // a queue that never drains: drop the taken slots
+                    jobs.removeFirst(head)
+                    head = 0
+                }
+                lock.unlock()
+                job?()
+                lock.lock()
+                continue
+            }
+            guard let channel else { break }
+            idle.append(channel)
+            lock.unlock()
+            // Blocks only these workers' own threads.
+            var woken = channel.wait(timeout: idleLifetime)
+            lock.lock()
+            if !woken {
+                if let index = idle.firstIndex(where: { $0 === channel }) {
+                    idle.remove(at: index)
+                    if head == jobs.count { break }
+                } else {
+                    // A waker took the channel just as the time ran out: its byte is on the way.
+                    lock.unlock()
+                    woken = channel.wait(timeout: nil)
+                    lock.lock()
                 }
             }
-            let job = jobs[head]
-            jobs[head] = nil
-            head += 1
-            if head == jobs.count {
-                jobs.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 64 && head * 2 >= jobs.count {   // a queue that never drains: drop the taken slots
-                jobs.removeFirst(head)
-                head = 0
+            // Woken by a waker (which took the channel off `idle`): a placed thread takes its CPUs
+            // back before anything else.
+            if woken && channel.placed {
+                channel.placed = false
+                lock.unlock()
+                wi_thread_release_placement()
+                lock.lock()
             }
-            condition.unlock()
-            job?()
-            condition.lock()
         }
+        threads -= 1
+        lock.unlock()
     }
 }
