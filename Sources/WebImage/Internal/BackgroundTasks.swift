@@ -19,10 +19,12 @@ package final class BackgroundTasks: Sendable {
     /// Tasks started and not yet finished.
     package var count: Int { state.withLock { $0.running } }
 
-    /// Starts `work` in a task of its own and counts it until it ends.
-    package func start(_ work: @escaping @Sendable () async -> Void) {
+    /// Starts `work` in a task of its own and counts it until it ends; on `executor` when given
+    /// (a task executor preference, which default actors the work calls run on too), else on the
+    /// global executor.
+    package func start(on executor: (any TaskExecutor)? = nil, _ work: @escaping @Sendable () async -> Void) {
         state.withLock { $0.running += 1 }
-        Task {
+        Task(executorPreference: executor) {
             await work()
             self.finished()
         }

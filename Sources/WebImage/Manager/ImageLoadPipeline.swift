@@ -294,7 +294,7 @@ struct ImageLoadPipeline: Sendable {
     private func onDisk(key: String, _ write: @escaping @Sendable () async throws -> Void) async throws(WebImageError) {
         guard options.contains(.waitStoreCache) else {
             let observer = self.observer
-            backgroundWrites.start {
+            backgroundWrites.start(on: context.workExecutor) {
                 do {
                     try await write()
                 } catch {

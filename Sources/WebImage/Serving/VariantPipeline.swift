@@ -102,7 +102,7 @@ struct VariantPipeline: Sendable {
             do { try await write() } catch { throw .cacheStoreFailed(error as? DiskCacheError ?? .other("\(error)"), url: url) }
         } else {
             let observer = manager.observerSlot
-            manager.backgroundWrites.start {
+            manager.backgroundWrites.start(on: context.workExecutor) {
                 do { try await write() } catch {
                     observer.emit { .diskWriteFailed(key: variantKey, error: error as? DiskCacheError ?? .other("\(error)")) }
                 }

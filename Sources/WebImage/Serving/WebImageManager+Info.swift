@@ -120,7 +120,7 @@ extension WebImageManager {
             do { try await write() } catch { throw .cacheStoreFailed(error as? DiskCacheError ?? .other("\(error)"), url: url) }
         } else {
             let observer = observerSlot
-            backgroundWrites.start {
+            backgroundWrites.start(on: context.workExecutor) {
                 do { try await write() } catch {
                     observer.emit { .diskWriteFailed(key: key, error: error as? DiskCacheError ?? .other("\(error)")) }
                 }

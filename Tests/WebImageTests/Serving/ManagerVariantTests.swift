@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import WebImage
 import WebImageWebP
@@ -219,5 +220,57 @@ extension ManagerVariantTests {
         let encoded = try await variant.value
         #expect(stored?.data == encoded.data, "the variant's background write finished before shutdown returned")
         #expect(stored?.metadata?.entityTag == encoded.entityTag)
+    }
+
+    /// Runs its jobs on a serial queue of its own, which a job can recognize itself on.
+    final class QueueExecutor: TaskExecutor, @unchecked Sendable {
+        static let marker = DispatchSpecificKey<Bool>()
+        let queue = DispatchQueue(label: "wi.test-work")
+        init() { queue.setSpecific(key: Self.marker, value: true) }
+        func enqueue(_ job: UnownedJob) {
+            queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
+        static var isCurrent: Bool { DispatchQueue.getSpecific(key: marker) == true }
+    }
+
+    /// An ``ImageCache`` that notes, for each variant it stores, whether the store ran on a
+    /// ``QueueExecutor``.
+    final class WriteRecorder: ImageCaching, @unchecked Sendable {
+        let base: ImageCache
+        let onExecutor = Mutex<[Bool]>([])
+        let keys = Mutex<[String]>([])
+        init(base: ImageCache) { self.base = base }
+        func query(forKey key: String, query: ImageCacheQuery) async throws -> ImageCacheResult? { try await base.query(forKey: key, query: query) }
+        func store(_ image: Image, data: Data?, forKey key: String, cacheType: ImageCacheType, metadata: DiskCacheMetadata?) async throws {
+            try await base.store(image, data: data, forKey: key, cacheType: cacheType, metadata: metadata)
+        }
+        func storeData(_ data: Data, forKey key: String, metadata: DiskCacheMetadata?) async throws {
+            onExecutor.withLock { $0.append(QueueExecutor.isCurrent) }
+            keys.withLock { $0.append(key) }
+            try await base.storeData(data, forKey: key, metadata: metadata)
+        }
+        func cachedData(forKey key: String) async throws -> CachedData? { try await base.cachedData(forKey: key) }
+        func removeImage(forKey key: String, cacheType: ImageCacheType) async { await base.removeImage(forKey: key, cacheType: cacheType) }
+        func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType { await base.containsImage(forKey: key, cacheType: cacheType) }
+        func clear(_ cacheType: ImageCacheType) async { await base.clear(cacheType) }
+    }
+
+    /// The disk writes a load does not wait for (the original's, the new variant's) run on the
+    /// context's work executor (a server's cold threads: the CPU the encode just left, not a
+    /// cooperative-pool thread woken wherever it last ran), and land.
+    @Test func backgroundWritesRunOnTheWorkExecutor() async throws {
+        serve("/photo.jpg", headers: [("Content-Type", "image/jpeg")])
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let recorder = WriteRecorder(base: ImageCache(directory: directory.url, config: ImageCacheConfig(diskSweepInterval: nil)))
+        let manager = WebImageManager(cache: recorder, loader: LoadersManager(loaders: [Downloader(), FileLoader()]), coders: Self.coders)
+        var context = thumbnail
+        context.workExecutor = QueueExecutor()
+        let cold = try await manager.loadVariant(url: server.url("/photo.jpg"), format: .exactly(.png), context: context)
+        #expect(cold.cacheType == .none)
+        await manager.backgroundWrites.waitUntilIdle()
+        #expect(recorder.onExecutor.withLock { $0 } == [true, true], "the original's write, then the variant's")
+        let variantKey = try #require(recorder.keys.withLock { $0.last })
+        #expect(try await recorder.base.cachedData(forKey: variantKey)?.data == cold.data)
     }
 }
