@@ -195,7 +195,8 @@ public struct WebImageContext: Sendable {
     /// and encode, which the manager runs in a task of its own, shared by every caller that joins it
     /// (an unstructured task does not inherit the caller's task executor preference, so it would
     /// run on the global concurrent executor). Callers that join work under way share it where it
-    /// runs. Not part of any key. Default `nil`: the global concurrent executor.
+    /// runs. The disk writes the call does not wait for (the original's, the variant's, an info's)
+    /// start on it too. Not part of any key. Default `nil`: the global concurrent executor.
     public var workExecutor: (any TaskExecutor)? {
         get { box.values.workExecutor }
         set { update { $0.workExecutor = newValue } }
