@@ -2,7 +2,7 @@
 """Warm hits while `webimage serve` is saturated with cold work, against the same server idle.
 
     $PY Benchmarks/serving/warm_under_load.py [--seconds 8] [--cell jpeg] [--webimage PATH]
-        [--serve-flag=--realtime-http]... [--client-class realtime|normal]
+        [--serve-flag=--realtime-http]... [--client-class realtime|normal] [--state-root DIR]
 
 One server (release build, serve_bench.py's settings). Its warm paths (20 sources fitted into
 512x512, imgproxy's benchmark shape) are requested once so that they are cached. Then a client
@@ -18,6 +18,13 @@ may wait for the next scheduler tick (4 ms) before it reads it, and that wait is
 the server's. So by default (--client-class realtime, where `chrt -f 1` is permitted) the warm
 client runs in SCHED_FIFO 1, idle and under load alike; --client-class normal measures it as an
 ordinary process. The table says which.
+
+Where the server's cache lives counts as much: each cold request creates a file, and a file created
+on this machine's root file system (an ext4 without a journal whose block groups builds and tests
+churn: state_fs.sh) holds the core in the kernel for 60-700 µs, which a kernel without preemption
+does not interrupt for a warm answer (perf: the long waits of libmicrohttpd's threads ended when a
+cold thread returned from open(2), in recently_deleted()). --state-root puts it on the file system
+serve_bench.py's servers get (run-all.sh: a fresh journaled ext4, 40 µs a file).
 """
 import argparse
 import os
@@ -76,6 +83,9 @@ def main():
     parser.add_argument("--webimage", default=os.path.join(serve_bench.REPO, ".build", "release", "webimage"))
     parser.add_argument("--serve-flag", action="append", default=[],
                         help="a flag for `webimage serve` (repeatable), such as --serve-flag=--realtime-http")
+    parser.add_argument("--state-root", help="where the server's work directory (its cache) is made (default: the system "
+                                             "temporary directory); give it a fresh journaled ext4 (state_fs.sh), as "
+                                             "serve_bench.py's --state-root: see the docstring")
     parser.add_argument("--client-class", choices=["realtime", "normal"],
                         help="the warm client's scheduling class (default: realtime where permitted)")
     options = parser.parse_args()
@@ -86,7 +96,7 @@ def main():
     realtime = client_class == "realtime"
     args = argparse.Namespace(webimage=options.webimage, startup_timeout=30, thumbor_threadpool=2,
                               serve_flags=options.serve_flag)
-    work_dir = tempfile.mkdtemp(prefix="warm-under-load-")
+    work_dir = tempfile.mkdtemp(prefix="warm-under-load-", dir=options.state_root)
     proc, port, _ = serve_bench.start_server("webimage", os.path.join(work_dir, "server"), args)
     try:
         warm = [serve_bench.path_for("webimage", options.cell, i, cold=False) for i in range(20)]

@@ -16,6 +16,7 @@ struct chttp_server {
     _Atomic long open_requests;   /* request states allocated and not yet completed */
     _Atomic long realtime_threads;   /* MHD threads that put themselves in SCHED_RR */
     int realtime_priority;
+    unsigned long slice_ns;
     chttp_handler handler;
     chttp_idle_handler idle;
     void *context;
@@ -56,6 +57,7 @@ static void chttp_tune_thread(chttp_server *server) {
     chttp_tuned_for = server;
     if (server->realtime_priority > 0 && wi_thread_set_realtime(server->realtime_priority))
         atomic_fetch_add(&server->realtime_threads, 1);
+    else if (server->slice_ns > 0) (void)wi_thread_set_slice(server->slice_ns);
 }
 
 static enum MHD_Result chttp_access(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
@@ -130,6 +132,7 @@ chttp_server *chttp_start(const chttp_config *config, chttp_handler handler, cht
     server->handler = handler;
     server->idle = idle;
     server->realtime_priority = config->realtime_priority;
+    server->slice_ns = config->slice_ns;
     server->context = context;
     server->daemon = MHD_start_daemon(
         flags, config->port, NULL, NULL, chttp_access, server,

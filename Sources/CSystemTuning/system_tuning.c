@@ -23,10 +23,12 @@ int wi_malloc_trim(void) { return 0; }
 #endif
 
 #if defined(__linux__)
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -77,6 +79,9 @@ int wi_work_section_begin(void) {
         work_depth++;
         return 1;
     }
+    /* A new codec loop: its yield points learn their own stride (a stride learnt on the resampler's
+     * short rows, 64 points, spanned over a millisecond of an encoder's rows without a clock read). */
+    wi_yield_points_restart();
     if (sched_getaffinity(0, sizeof work_outside, &work_outside) != 0) return 0;
     cpu_set_t one;
     CPU_ZERO(&one);
@@ -92,6 +97,49 @@ void wi_work_section_end(int began) {
     if (!began || work_depth == 0) return;
     if (--work_depth > 0) return;
     (void)sched_setaffinity(0, sizeof work_outside, &work_outside);
+}
+
+/* struct sched_attr (linux/sched/types.h, which glibc does not export), its first version. */
+struct wi_sched_attr {
+    uint32_t size;
+    uint32_t sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime;
+    uint64_t sched_deadline;
+    uint64_t sched_period;
+};
+
+int wi_thread_set_slice(unsigned long slice_ns) {
+#if defined(SYS_sched_setattr)
+    pid_t thread = (pid_t)syscall(SYS_gettid);
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, (id_t)thread);
+    if (nice == -1 && errno != 0) return 0;
+    if (sched_getscheduler(0) != SCHED_OTHER) return 0;   /* a real-time thread has no slice */
+    struct wi_sched_attr attr = {
+        .size = sizeof attr, .sched_policy = SCHED_OTHER, .sched_nice = nice, .sched_runtime = slice_ns,
+    };
+    /* sched_setattr(0): the calling thread. Kernels before 6.12 take SCHED_OTHER's runtime and ignore
+     * it; it is never refused for a policy and nice value the thread already has. */
+    return syscall(SYS_sched_setattr, 0, &attr, 0) == 0 ? 1 : 0;
+#else
+    (void)slice_ns;
+    return 0;
+#endif
+}
+
+unsigned long wi_thread_slice(int thread) {
+#if defined(SYS_sched_getattr)
+    struct wi_sched_attr attr;
+    memset(&attr, 0, sizeof attr);
+    if (syscall(SYS_sched_getattr, (pid_t)thread, &attr, (unsigned)sizeof attr, 0) != 0) return 0;
+    return attr.sched_policy == SCHED_OTHER ? (unsigned long)attr.sched_runtime : 0;
+#else
+    (void)thread;
+    return 0;
+#endif
 }
 
 int wi_thread_id(void) { return (int)syscall(SYS_gettid); }
@@ -139,6 +187,8 @@ int wi_thread_set_realtime(int priority) { (void)priority; return 0; }
 int wi_realtime_permitted(int priority) { (void)priority; return 0; }
 int wi_thread_set_work_cpu(int index) { (void)index; return -1; }
 int wi_thread_id(void) { return 0; }
+int wi_thread_set_slice(unsigned long slice_ns) { (void)slice_ns; return 0; }
+unsigned long wi_thread_slice(int thread) { (void)thread; return 0; }
 int wi_thread_place_here(int thread) { (void)thread; return 0; }
 void wi_thread_remember_cpus(void) {}
 void wi_thread_release_placement(void) {}

@@ -30,6 +30,12 @@ void wi_thread_set_yield_interval(unsigned interval_us) {
     stride = countdown = 1;
 }
 
+void wi_yield_points_restart(void) {
+    if (yield_interval_ns == 0) return;
+    last_check_ns = monotonic_ns();
+    stride = countdown = 1;
+}
+
 void wi_yield_point(void) {
     if (yield_interval_ns == 0 || --countdown != 0) return;
     uint64_t now = monotonic_ns();

@@ -112,6 +112,9 @@ final class HTTPServer: Sendable {
         /// Above 0: MHD's threads run in SCHED_RR at this priority (each applies it before its first
         /// request); 0: they keep the policy of the thread that started the server.
         var realtimePriority: Int32 = 0
+        /// The scheduling slice MHD's threads of the normal class take before their first request
+        /// (``ThreadPoolExecutor/answeringSlice``); 0 keeps the kernel's default.
+        var sliceNanoseconds = ThreadPoolExecutor.answeringSlice
     }
 
     /// Starts listening. `dispatcher` runs on MHD's threads and must not block: it returns an answer
@@ -123,7 +126,7 @@ final class HTTPServer: Sendable {
         let started = config.bindAddress.withCString { bind in
             var settings = chttp_config(bind_address: bind, port: config.port, threads: config.threads, connection_limit: config.connectionLimit,
                                         timeout_seconds: config.idleTimeoutSeconds, memory_limit: config.memoryLimit,
-                                        realtime_priority: config.realtimePriority)
+                                        realtime_priority: config.realtimePriority, slice_ns: UInt(config.sliceNanoseconds))
             return chttp_start(&settings, HTTPServer.dispatch, HTTPServer.idle, Unmanaged.passUnretained(core).toOpaque(),
                                &error, error.count)
         }

@@ -72,7 +72,7 @@ import Testing
 
     /// A thread idle past its lifetime ends; the next job starts a thread again.
     @Test func anIdleThreadEndsAfterItsLifetimeAndANewOneTakesOver() {
-        let workers = BlockingWorkers(name: "wi.bw-life", maxThreads: 2, idleLifetime: 0.2)
+        let workers = BlockingWorkers(name: "wi.bw-life", maxThreads: 2, idleLifetime: 1)
         #expect(Self.result(of: { 1 }) { workers.run($0) } == 1)
         var deadline = Date(timeIntervalSinceNow: 10)
         while workers.idleThreadCount != 1 && Date() < deadline { usleep(1000) }

@@ -57,6 +57,8 @@ typedef struct {
     size_t memory_limit;        /* per connection: request line and headers */
     int realtime_priority;      /* > 0: each MHD thread puts itself in SCHED_RR at this priority
                                  * before its first request (wi_thread_set_realtime); 0: left as made */
+    unsigned long slice_ns;     /* > 0: each MHD thread left in the normal class takes this scheduling
+                                 * slice before its first request (wi_thread_set_slice); 0: the default */
 } chttp_config;
 
 /* Starts listening; NULL with a message in `error` when it cannot (address in use, bad address).

@@ -59,6 +59,20 @@ int wi_work_section_begin(void);
 /// restores the affinity the thread had when that section began. Nothing when `began` is 0.
 void wi_work_section_end(int began);
 
+/// Gives the calling thread (of the normal class) a scheduling slice of `slice_ns` nanoseconds
+/// (sched_setattr's sched_runtime: EEVDF's custom slice, Linux 6.12 and later, clamped to 0.1-100
+/// ms), keeping its policy and nice value. A thread with a slice shorter than the running thread's
+/// may preempt it when woken (PREEMPT_SHORT) instead of waiting out that thread's protected slice,
+/// and gets an earlier deadline: for threads that answer quickly and must not wait behind long work.
+/// 1 when applied; 0 for a real-time thread, where refused, or where unavailable (older kernels
+/// accept it and ignore it).
+int wi_thread_set_slice(unsigned long slice_ns);
+
+/// The scheduling slice of thread `thread` (a kernel id; 0: the caller) in nanoseconds, as
+/// sched_getattr reports it (Linux 6.12 and later: the custom slice, else the default one); 0 for a
+/// real-time thread, when the thread is gone, or where unavailable (older kernels report none).
+unsigned long wi_thread_slice(int thread);
+
 /// Hand-off placement, for a thread with a work CPU (a server's cold thread) that hands a job to a
 /// sleeping worker thread and then waits for it: the worker should run on the CPU the hand-off
 /// leaves idle. The scheduler does not put it there by itself: it wakes a thread on the CPU it
@@ -105,6 +119,13 @@ void wi_thread_set_yield_interval(unsigned interval_us);
 /// comes every eighth to half of the interval): in a loop of short rows the readings cost more
 /// than the rows' yield checks should (they were 0.5 % of a cold JPEG request's CPU).
 void wi_yield_point(void);
+
+/// Starts the calling thread's yield points afresh for a new loop: the clock is read at the next
+/// point, and the stride is learnt again from 1. The outermost work section calls it: a stride
+/// learnt in one loop (64 points of the resampler's short rows, some 100 µs) is wrong for the next
+/// (64 points of an encoder's longer rows took over a millisecond, a warm answer waiting for the
+/// core meanwhile). Nothing on a thread without an interval.
+void wi_yield_points_restart(void);
 
 /// How many times the calling thread's yield points have read the clock.
 unsigned long wi_thread_yield_checks(void);

@@ -95,6 +95,39 @@ import Testing
         await realtime.stop()
     }
 
+    /// The threads that answer (libmicrohttpd's, the request executor's) take a short scheduling
+    /// slice, so that a woken one runs before a cold thread's codec finishes its own (EEVDF's custom
+    /// slice, Linux 6.12 and later; older kernels report none); the cold threads keep the default.
+    @Test func answeringThreadsTakeAShortSliceAndColdThreadsDoNot() async throws {
+        let fixture = try await ServerFixture()
+        for _ in 0..<4 { #expect(try await fixture.get("/health").status == 200) }
+        let network = try Self.slicesOfThreads(named: "MHD-worker")   // while the server's threads live
+        await fixture.stop()
+        let slice = UInt(ThreadPoolExecutor.answeringSlice)
+        let release = ProcessInfo.processInfo.operatingSystemVersion
+        guard (release.majorVersion, release.minorVersion) >= (6, 12) else {
+            #expect(try Self.slicesOfThreads(named: "webimage.req-0").allSatisfy { $0 == 0 }, "an older kernel reports no slice")
+            return
+        }
+        #expect(network.contains(slice), "no libmicrohttpd thread took the slice")
+        for index in 0..<ThreadPoolExecutor.requests.threadCount {
+            #expect(try Self.slicesOfThreads(named: "webimage.req-\(index)") == [slice])
+        }
+        for index in 0..<ThreadPoolExecutor.coldWork.threadCount {
+            let cold = try Self.slicesOfThreads(named: "webimage.cold-\(index)")
+            #expect(!cold.isEmpty && !cold.contains(slice), "cold threads keep the kernel's slice")
+        }
+    }
+
+    /// The scheduling slice (`wi_thread_slice`) of each of this process's threads named `name`.
+    private static func slicesOfThreads(named name: String) throws -> [UInt] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap { task in
+            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                  comm.trimmingCharacters(in: .whitespacesAndNewlines) == name, let thread = Int32(task) else { return nil }
+            return wi_thread_slice(thread)
+        }
+    }
+
     /// A thread put in the real-time class does not hand it on: a thread it creates starts in the
     /// normal class (a libdispatch worker made from a network thread must not run cold work in it).
     @Test func aRealtimeThreadsChildrenAreNormal() async throws {

@@ -32,6 +32,37 @@ import WebImageWebP
         #expect(await onThread { spin(interval: 0) } == 0, "an interval of 0 turns them off")
     }
 
+    /// A new work section (a new codec loop) reads the clock at its first yield point: the stride a
+    /// loop of short steps learnt is not carried into the next loop, whose steps may be far longer.
+    @Test func aWorkSectionStartsTheStrideAfresh() async {
+        let (firstPoints, readings) = await onThread { () -> ([UInt], UInt) in
+            wi_thread_set_yield_interval(200)
+            _ = wi_thread_set_work_cpu(0)
+            var firstPoints: [UInt] = []
+            var readings: UInt = 0
+            for _ in 0..<5 {
+                // 2 ms of very short steps: the stride grows to its largest (64 points a reading).
+                let before = wi_thread_yield_checks()
+                var points: UInt = 0
+                let end = ContinuousClock.now + .milliseconds(2)
+                while ContinuousClock.now < end {
+                    for _ in 0..<16 { wi_yield_point() }
+                    points += 16
+                }
+                readings = max(readings, points / max(1, wi_thread_yield_checks() - before))
+                // Then a new section's first point, wherever the countdown stood.
+                let began = wi_work_section_begin()
+                let checks = wi_thread_yield_checks()
+                wi_yield_point()
+                firstPoints.append(wi_thread_yield_checks() - checks)
+                wi_work_section_end(began)
+            }
+            return (firstPoints, readings)
+        }
+        #expect(readings >= 8, "the short steps read the clock every \(readings) points")
+        #expect(firstPoints == [1, 1, 1, 1, 1], "each section's first yield point reads the clock")
+    }
+
     /// In a loop of very short steps the clock is read every few yield points, not at each, and the
     /// thread still yields at its interval.
     @Test func aTightLoopReadsTheClockEveryFewPoints() async {
