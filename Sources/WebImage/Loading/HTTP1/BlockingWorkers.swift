@@ -6,9 +6,9 @@ import Foundation
 /// thread free. A thread idle for `idleLifetime` ends. So a stalled job holds one thread, not the
 /// others' turns, and a quiet process keeps no threads.
 ///
-/// An idle thread waits on a ``WakeChannel`` of its own (a pipe), not on the lock's condition: a
-/// job handed to it wakes it with the kernel's synchronous wake-up hint, so it runs on the CPU of
-/// the thread that handed it over (which is about to wait for it), not wherever it last ran.
+/// An idle thread waits on a ``WakeChannel`` of its own (a pipe), not on the lock's condition, so
+/// that whoever hands it a job knows which thread it wakes, and can place that thread on its own
+/// CPU first (``runOnIdleThread(_:)``).
 ///
 /// `@unchecked Sendable`: `jobs`, `head`, `threads`, `idle`, `placements` and the channels' `placed`
 /// are only touched with `lock` held.
