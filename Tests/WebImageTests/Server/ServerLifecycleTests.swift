@@ -110,13 +110,18 @@ import Testing
             return
         }
         #expect(network.contains(slice), "no libmicrohttpd thread took the slice")
-        for index in 0..<ThreadPoolExecutor.requests.threadCount {
-            #expect(try Self.slicesOfThreads(named: "webimage.req-\(index)") == [slice])
-        }
-        for index in 0..<ThreadPoolExecutor.coldWork.threadCount {
-            let cold = try Self.slicesOfThreads(named: "webimage.cold-\(index)")
-            #expect(!cold.isEmpty && !cold.contains(slice), "cold threads keep the kernel's slice")
-        }
+        // The pools' threads start on their own after the pools are made: wait until all are there
+        // and have set themselves up (a thread sets its slice just after naming itself).
+        var requests: [[UInt]] = [], cold: [[UInt]] = []
+        let deadline = ContinuousClock.now + .seconds(10)
+        repeat {
+            requests = try (0..<ThreadPoolExecutor.requests.threadCount).map { try Self.slicesOfThreads(named: "webimage.req-\($0)") }
+            cold = try (0..<ThreadPoolExecutor.coldWork.threadCount).map { try Self.slicesOfThreads(named: "webimage.cold-\($0)") }
+            if requests.allSatisfy({ $0 == [slice] }) && cold.allSatisfy({ !$0.isEmpty }) { break }
+            try await Task.sleep(for: .milliseconds(10))
+        } while ContinuousClock.now < deadline
+        #expect(requests.allSatisfy { $0 == [slice] }, "the request executor's threads: \(requests)")
+        #expect(cold.allSatisfy { !$0.isEmpty && !$0.contains(slice) }, "cold threads keep the kernel's slice: \(cold)")
     }
 
     /// The scheduling slice (`wi_thread_slice`) of each of this process's threads named `name`.
