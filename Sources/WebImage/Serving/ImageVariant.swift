@@ -34,7 +34,7 @@ public struct ImageVariant: Sendable, Hashable {
     }
 
     /// The strong `ETag` of `data`: a 128-bit digest of exactly these bytes (not cryptographic, and
-    /// fifteen times MD5's speed: a cold request's output is tagged in microseconds), 32 lower-case
+    /// about twenty times MD5's speed: a cold request's output is tagged in microseconds), 32 lower-case
     /// hex digits, quoted. Stable across processes and releases: a tag a client holds keeps
     /// matching the same bytes. Throws nothing.
     public static func entityTag(of data: Data) -> String {

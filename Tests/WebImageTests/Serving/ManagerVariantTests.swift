@@ -223,7 +223,7 @@ extension ManagerVariantTests {
     }
 
     /// Runs its jobs on a serial queue of its own, which a job can recognize itself on.
-    final class QueueExecutor: TaskExecutor, @unchecked Sendable {
+    final class QueueExecutor: TaskExecutor, Sendable {
         static let marker = DispatchSpecificKey<Bool>()
         let queue = DispatchQueue(label: "wi.test-work")
         init() { queue.setSpecific(key: Self.marker, value: true) }
@@ -235,7 +235,7 @@ extension ManagerVariantTests {
 
     /// An ``ImageCache`` that notes, for each variant it stores, whether the store ran on a
     /// ``QueueExecutor``.
-    final class WriteRecorder: ImageCaching, @unchecked Sendable {
+    final class WriteRecorder: ImageCaching, Sendable {
         let base: ImageCache
         let onExecutor = Mutex<[Bool]>([])
         let keys = Mutex<[String]>([])
