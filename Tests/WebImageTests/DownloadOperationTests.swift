@@ -91,6 +91,57 @@ import FoundationNetworking
         await #expect(throws: WebImageError.responseTooLarge(limit: 100, url: url)) { try await waiter.value }
     }
 
+    /// Bytes a transport receives straight into the body (``DownloadOperation/receive(upTo:maxBytes:write:)``)
+    /// join it in order and are reported as chunks are: each waiter's progress gets them, a late
+    /// joiner everything so far first, and the response carries the whole body.
+    @Test func bytesReceivedStraightIntoTheBodyAreReportedAsChunksAre() async throws {
+        let operation = makeOperation()
+        let config = DownloaderConfig()
+        let earlyChunks = Mutex<[Data]>([])
+        let early = await join(operation, id: 1) { progress in earlyChunks.withLock { $0.append(progress.chunk) } }
+        #expect(operation.received(response(length: 6), config: config))
+        /// Receives `bytes` as a `recv(2)` would: into the room, as many as fit.
+        func receive(_ bytes: [UInt8], limit: Int) -> Bool? {
+            operation.receive(upTo: limit, maxBytes: 100) { room in
+                let count = min(room.count, bytes.count)
+                room.copyBytes(from: bytes[0..<count])
+                return count
+            }
+        }
+        #expect(receive([1, 2], limit: 6) == true)
+        #expect(receive([], limit: 4) == true, "a read that found nothing yet")
+        let lateChunks = Mutex<[Data]>([])
+        let late = await join(operation, id: 2) { progress in lateChunks.withLock { $0.append(progress.chunk) } }
+        #expect(receive([3, 4, 5, 6], limit: 4) == true)
+        operation.completed(error: nil as (any Error)?, config: config)
+        #expect(earlyChunks.withLock { $0 } == [Data([1, 2]), Data([3, 4, 5, 6])])
+        #expect(lateChunks.withLock { $0 } == [Data([1, 2, 3, 4, 5, 6])])
+        #expect(try await early.value.data == Data([1, 2, 3, 4, 5, 6]))
+        #expect(try await late.value.data == Data([1, 2, 3, 4, 5, 6]))
+    }
+
+    /// The room handed out never passes the size limit: a read that wants more gets what is left
+    /// under it, and the next one past it fails the download (nothing more is written).
+    @Test func roomForReceivingNeverPassesTheSizeLimit() async throws {
+        let operation = makeOperation()
+        let waiter = await join(operation, id: 1)
+        let chunked = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])!
+        #expect(operation.received(chunked, config: DownloaderConfig()))
+        var rooms: [Int] = []
+        let fill: (UnsafeMutableRawBufferPointer) -> Int = { room in
+            rooms.append(room.count)
+            room.initializeMemory(as: UInt8.self, repeating: 7)
+            return room.count
+        }
+        #expect(operation.receive(upTo: 60, maxBytes: 100, write: fill) == true)
+        #expect(operation.receive(upTo: 60, maxBytes: 100, write: fill) == true)
+        #expect(operation.receive(upTo: 1, maxBytes: 100, write: fill) == false)
+        #expect(rooms == [60, 40], "the second room stops at the limit; past it, none is given")
+        await #expect(throws: WebImageError.responseTooLarge(limit: 100, url: url)) { try await waiter.value }
+        #expect(operation.receive(upTo: 10, maxBytes: 100, write: fill) == nil, "finished: no room, the transport drops the rest")
+        #expect(rooms == [60, 40])
+    }
+
     @Test func aFinishedOperationNeverAnswersARedirect() async throws {
         // FoundationNetworking traps when a redirect answer reaches a task cancelled after it asked.
         let operation = makeOperation()

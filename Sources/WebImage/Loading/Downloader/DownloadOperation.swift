@@ -32,7 +32,8 @@ final class DownloadOperation: Sendable {
         /// Who waits, and the verdict once there is one.
         var work = SharedWork<Waiter, ImageLoadResponse, WebImageError>()
         var priority: DownloadPriority
-        var body = Data()
+        /// The bytes received so far (only ever touched under the lock).
+        var body = ReceivedBody()
         var expectedBytes: Int?
         var response: HTTPURLResponse?
         /// The status of the last response received, even one refused (for ``report``).
@@ -284,7 +285,7 @@ final class DownloadOperation: Sendable {
             state.headers = headers
             state.respondedAt = .now
             state.expectedBytes = decodedLength
-            if let decodedLength { state.body.reserveCapacity(decodedLength) }
+            if let decodedLength { state.body.reserve(decodedLength) }
         }
         return true
     }
@@ -307,8 +308,8 @@ final class DownloadOperation: Sendable {
             state.headers = headers
             state.respondedAt = .now
             state.expectedBytes = total
-            state.body = prefix
-            state.body.reserveCapacity(total)
+            state.body.reserve(total)
+            state.body.replace(with: prefix)
             state.work.updateWaiters { _, waiter in waiter.needsCatchUp = true }
         }
         return true
@@ -316,52 +317,84 @@ final class DownloadOperation: Sendable {
 
     /// Appends a chunk and reports it; returns false (after failing) when the size limit is passed.
     func received(_ chunk: Data, maxBytes: Int) -> Bool {
-        chunk.withUnsafeBytes { received($0, maxBytes: maxBytes, piece: chunk) }
+        chunk.withUnsafeBytes { bytes in
+            accept(exactly: bytes.count, maxBytes: maxBytes, piece: chunk) { room in
+                if let start = bytes.baseAddress { room.copyMemory(from: UnsafeRawBufferPointer(start: start, count: room.count)) }
+                return room.count
+            } ?? true
+        }
     }
 
     /// Appends the bytes of a chunk that lies in a transport's buffer (valid only during the call) and
     /// reports it; returns false (after failing) when the size limit is passed. The bytes are copied
     /// once, into the body; a `Data` of the chunk is made only for waiters with a progress handler.
     func received(_ chunk: UnsafeRawBufferPointer, maxBytes: Int) -> Bool {
-        received(chunk, maxBytes: maxBytes, piece: nil)
+        accept(exactly: chunk.count, maxBytes: maxBytes, piece: nil) { room in
+            if let start = chunk.baseAddress { room.copyMemory(from: UnsafeRawBufferPointer(start: start, count: room.count)) }
+            return room.count
+        } ?? true
     }
 
-    private func received(_ bytes: UnsafeRawBufferPointer, maxBytes: Int, piece: Data?) -> Bool {
+    /// Receives body bytes straight into the body, with no copy of the transport's own: `write` is
+    /// called (once, under the operation's lock: it must not wait, a non-blocking `recv(2)` at most)
+    /// with room for up to `limit` bytes and returns how many it wrote there (0 when none were
+    /// ready). Those are reported as a chunk would be.
+    /// - Returns: true to go on; false (after failing) when the size limit is passed; `nil` when the
+    ///   operation has already finished and `write` was not called (the transport reads the rest
+    ///   through ``received(_:maxBytes:)-(UnsafeRawBufferPointer,_)``, which drops it).
+    func receive(upTo limit: Int, maxBytes: Int, write: (UnsafeMutableRawBufferPointer) -> Int) -> Bool? {
+        accept(upTo: limit, maxBytes: maxBytes, write: write)
+    }
+
+    /// ``accept(upTo:maxBytes:piece:write:)`` for a chunk whose `count` bytes all join the body or,
+    /// past the size limit, none do.
+    private func accept(exactly count: Int, maxBytes: Int, piece: Data?, write: (UnsafeMutableRawBufferPointer) -> Int) -> Bool? {
+        accept(upTo: count, maxBytes: maxBytes, piece: piece, whole: true, write: write)
+    }
+
+    /// The one way bytes join the body: `write` fills room for up to `limit` of them, and every
+    /// waiter with a progress handler is told (`piece`, if given, is the chunk as a `Data` already).
+    /// The room never goes past the size limit: when `limit` would, the room is what is left under
+    /// it, or (`whole`, a chunk that is all or nothing) nothing is written and the operation fails.
+    /// True to go on, false (after failing) past the limit, `nil` once finished (nothing written).
+    private func accept(upTo limit: Int, maxBytes: Int, piece: Data? = nil, whole: Bool = false,
+                        write: (UnsafeMutableRawBufferPointer) -> Int) -> Bool? {
         // Each waiter with a progress handler: what it is told, and the whole body so far when it
-        // has yet to catch up (else this chunk, made into a `Data` once, after the lock).
-        var deliveries: [(handler: ImageLoadProgressHandler, received: Int, expected: Int?, catchUp: Data?)] = []
-        // Read only under the lock, during this call, on this thread: the caller keeps it valid meanwhile.
-        nonisolated(unsafe) let start = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        let count = bytes.count
-        let withinLimit: Bool = state.withLock { state in
-            guard !state.work.isFinished else { return true }
-            guard state.body.count + count <= maxBytes else { return false }
-            if let start { state.body.append(start, count: count) }
-            let received = state.body.count, expected = state.expectedBytes, body = state.body
+        // has yet to catch up (else this chunk, made into a `Data` once, under the lock: after it the
+        // body's memory may be handed over).
+        var deliveries: [(handler: ImageLoadProgressHandler, received: Int, expected: Int?, data: Data)] = []
+        let verdict: Bool? = state.withLock { state in
+            guard !state.work.isFinished else { return nil }
+            let start = state.body.count, left = max(0, maxBytes - start)
+            guard limit <= left || (!whole && left > 0) else { return false }
+            let written = state.body.append(upTo: min(limit, left), write)
+            guard written > 0 else { return true }
+            let received = state.body.count, expected = state.expectedBytes
+            var chunk = piece
+            let body = state.body
             state.work.updateWaiters { _, waiter in
                 guard let handler = waiter.progress else { return }
-                deliveries.append((handler, received, expected, waiter.needsCatchUp ? body : nil))
+                let data: Data
+                if waiter.needsCatchUp {
+                    data = body.copy()
+                } else {
+                    let made = chunk ?? body.withUnsafeBytes { Data(bytes: $0.baseAddress! + start, count: written) }
+                    chunk = made
+                    data = made
+                }
+                deliveries.append((handler, received, expected, data))
                 waiter.needsCatchUp = false
             }
             return true
         }
-        guard withinLimit else {
+        guard verdict != false else {
             fail(.responseTooLarge(limit: maxBytes, url: url))
             return false
         }
-        var chunk = piece
         for delivery in deliveries {
-            let data: Data
-            if let catchUp = delivery.catchUp {
-                data = catchUp
-            } else {
-                let made = chunk ?? start.map { Data(bytes: $0, count: count) } ?? Data()
-                chunk = made
-                data = made
-            }
-            delivery.handler(ImageLoadProgress(receivedBytes: delivery.received, expectedBytes: delivery.expected, chunk: data))
+            delivery.handler(ImageLoadProgress(receivedBytes: delivery.received, expectedBytes: delivery.expected, chunk: delivery.data))
         }
-        return true
+        return verdict
     }
 
     /// The header fields of `response`, names lowercased.
@@ -408,7 +441,7 @@ final class DownloadOperation: Sendable {
             // A continued body is the whole representation, as a 200 would have sent it.
             let statusCode = state.resumption.resumedBytes > 0 ? 200 : response.statusCode
             return .success(ImageLoadResponse(
-                data: state.body, url: response.url ?? url, statusCode: statusCode,
+                data: state.body.take(), url: response.url ?? url, statusCode: statusCode,
                 contentType: state.headers["content-type"], headers: state.headers, metrics: metrics))
         }
         var final = outcome
@@ -439,10 +472,10 @@ final class DownloadOperation: Sendable {
     /// Takes what the verdict leaves to do (under the lock, once the machine has the verdict).
     private static func conclude(_ state: inout State, with result: Result<ImageLoadResponse, WebImageError>) -> Conclusion {
         var leftover: PartialDownload?
-        if case .failure(let error) = result { leftover = state.resumption.leftover(body: state.body, error: error) }
+        if case .failure(let error) = result { leftover = state.resumption.leftover(body: state.body.copy(), error: error) }
         state.finishedAt = .now
         state.receivedAtVerdict = state.body.count
-        state.body = Data()   // a successful response holds its own reference to the bytes
+        state.body = ReceivedBody()   // a successful response took the bytes already
         // The task goes with the conclusion: a task that holds its operation (`PlainDownloadTask`)
         // would otherwise keep it, and the outcome's bytes, alive for good.
         let task = state.task

@@ -104,16 +104,17 @@ struct DownloadResumption: Sendable {
     /// The partial to keep when the download fails with `error` after receiving `body` (the whole
     /// body so far, a continued partial's bytes included): the pending partial if no response settled
     /// it, else the body if it can be resumed and the failure is one a later attempt may get past.
-    func leftover(body: Data, error: WebImageError) -> PartialDownload? {
+    /// `body` is asked for only then (it is a copy of the bytes received, made for the partial).
+    func leftover(body: @autoclosure () -> Data, error: WebImageError) -> PartialDownload? {
         guard isEligible else { return nil }
         if let pending { return pending }
-        guard let validator, !body.isEmpty else { return nil }
+        guard let validator else { return nil }
         switch error {
         case .truncatedResponse, .timedOut, .transport, .cancelled: break
         default: return nil
         }
-        // A copy of just the bytes: the body's buffer may be reserved for the whole promised length.
-        let bytes = body.withUnsafeBytes { Data(bytes: $0.baseAddress!, count: $0.count) }
+        let bytes = body()
+        guard !bytes.isEmpty else { return nil }
         return PartialDownload(data: bytes, validator: validator, headers: headers)
     }
 

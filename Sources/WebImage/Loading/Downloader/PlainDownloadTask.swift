@@ -7,7 +7,8 @@ import FoundationNetworking
 /// One download's transfer over ``HTTP1Client`` (an `http://` source), doing for its
 /// ``DownloadOperation`` what URLSession and ``SessionDelegate`` do for an `https://` one: the
 /// response through ``TransferRouting/verdict(for:operation:config:restart:)``, each piece of the
-/// body to the operation as it arrives (progress, the size limit), redirects through
+/// body to the operation as it arrives (progress, the size limit; received straight into the
+/// operation's body, with no copy of the client's own), redirects through
 /// ``TransferRouting/answerRedirect(to:operation:config:_:)`` (checked and counted the same way),
 /// and the end as a `URLError` the operation maps like URLSession's.
 ///
@@ -75,6 +76,12 @@ final class PlainDownloadTask: DownloadTransportTask {
         let outcome = HTTP1Client.shared.exchange(
             exchange, deadline: .now + config.downloadTimeout + .seconds(5), readTimeout: config.idleTimeout,
             addressPolicy: config.sourceAddressPolicy, cancellation: cancellation,
+            bodyRoom: { [operation, config] limit, write in
+                // Straight into the operation's body: no copy through the reader's buffer.
+                let going = operation.receive(upTo: limit, maxBytes: operation.byteLimit(config), write: write)
+                if going == false { next = .stop }
+                return going
+            },
             onHead: { head in
                 next = route(head, for: request, url: url)
                 if case .body = next { return true }

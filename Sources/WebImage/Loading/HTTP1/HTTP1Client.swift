@@ -77,13 +77,15 @@ package final class HTTP1Client: Sendable {
     /// Sends `request` and reads its answer, blocking the calling thread (a worker's: ``run(_:)``).
     /// `onHead` gets the final head (false: read no body); `onBody` each piece of the body as it
     /// arrives (false: read no more), valid only during the call (copy what is kept). Either
-    /// refusal closes the connection.
+    /// refusal closes the connection. With `bodyRoom`, a body of known length is received straight
+    /// into the caller's storage instead, as far as it takes it (``HTTP1BodyRoom``).
     /// `addressPolicy` (default unrestricted) is applied to every address a new connection is made
     /// to, after the name lookup that connection uses: ``HTTP1Error/addressRefused(address:reason:)``
     /// when it refuses one, before anything is sent.
     package func exchange(_ request: Request, deadline: ContinuousClock.Instant, readTimeout: Duration? = nil,
                           addressPolicy: SourceAddressPolicy = .unrestricted,
-                          cancellation: HTTP1Cancellation, onHead: (HTTP1Head) -> Bool, onBody: (UnsafeRawBufferPointer) -> Bool) -> Result<Void, HTTP1Error> {
+                          cancellation: HTTP1Cancellation, bodyRoom: HTTP1BodyRoom? = nil, onHead: (HTTP1Head) -> Bool,
+                          onBody: (UnsafeRawBufferPointer) -> Bool) -> Result<Void, HTTP1Error> {
         guard let host = request.url.host, !host.isEmpty else { return .failure(.cannotFindHost("")) }
         let port = request.url.port ?? 80
         let key = "\(host):\(port)"
@@ -104,7 +106,7 @@ package final class HTTP1Client: Sendable {
                 return .failure(.cancelled)
             }
             var reader = HTTP1Reader(fd: fd, deadline: deadline, readTimeout: readTimeout)
-            let outcome = Self.exchange(bytes, method: request.method, reader: &reader, onHead: onHead, onBody: onBody)
+            let outcome = Self.exchange(bytes, method: request.method, reader: &reader, onHead: onHead, bodyRoom: bodyRoom, onBody: onBody)
             cancellation.release()
             if cancellation.isCancelled {
                 close(fd)
@@ -125,7 +127,7 @@ package final class HTTP1Client: Sendable {
 
     /// Writes the request and reads one answer; whether the connection can carry another.
     private static func exchange(_ bytes: Data, method: String, reader: inout HTTP1Reader, onHead: (HTTP1Head) -> Bool,
-                                 onBody: (UnsafeRawBufferPointer) -> Bool) -> Result<Bool, HTTP1Error> {
+                                 bodyRoom: HTTP1BodyRoom?, onBody: (UnsafeRawBufferPointer) -> Bool) -> Result<Bool, HTTP1Error> {
         guard send(bytes, on: reader.fd, deadline: reader.deadline) else { return .failure(.connectionLost) }
         let head: HTTP1Head
         switch reader.readHead() {
@@ -134,7 +136,7 @@ package final class HTTP1Client: Sendable {
         }
         guard onHead(head) else { return .success(false) }
         let framing = head.bodyFraming(forMethod: method)
-        switch reader.readBody(framing, deliver: onBody) {
+        switch reader.readBody(framing, room: bodyRoom, deliver: onBody) {
         case .success(.complete): return .success(head.keepsAlive && framing != .untilClose)
         case .success(.stopped): return .success(false)
         case .failure(let error): return .failure(error)

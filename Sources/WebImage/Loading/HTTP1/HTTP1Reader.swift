@@ -1,5 +1,13 @@
 import Foundation
 
+/// Receives a body's bytes straight into its owner's storage, with no copy through the reader's
+/// buffer: called with how many bytes are wanted at most and `write`, it calls `write` once with
+/// room at the body's end for up to that many, and keeps the bytes `write` says it wrote (`write`
+/// is one non-blocking `recv(2)`: it may run under the owner's lock). Returns true to go on, false
+/// to read no more (without calling `write`), `nil` when it takes no more bytes this way (then the
+/// reader hands the rest to its `deliver`, from its own buffer).
+package typealias HTTP1BodyRoom = (_ limit: Int, _ write: (UnsafeMutableRawBufferPointer) -> Int) -> Bool?
+
 /// Reads one HTTP/1.x answer from a connected socket through a buffer, each wait bounded by a
 /// deadline for the whole exchange and, if set, a time allowed between two reads (`poll(2)`).
 ///
@@ -18,6 +26,9 @@ package struct HTTP1Reader {
     /// The most one `recv(2)` asks for: 64 KiB, loopback's largest segment, and below glibc's
     /// threshold for a mapping of its own (the buffer comes from the heap, not fresh pages each answer).
     static let readSize = 64 * 1024
+    /// The most one `recv(2)` asks for straight into a body's storage (``HTTP1BodyRoom``): 1 MiB, a
+    /// copy of about 0.1 ms under the owner's lock, and a few calls for a photo-sized body.
+    static let directReadSize = 1 << 20
     /// Whether the last failed read met the end of the stream (the server closed), not an error.
     private var atEnd = false
     /// Bytes received on the socket so far (0: the server sent nothing at all).
@@ -54,24 +65,56 @@ package struct HTTP1Reader {
         let socket = fd, wanted = min(limit, scratch.count)
         while true {
             guard ContinuousClock.now < deadline else { return .failure(.timedOut) }   // a server that never stops sending
-            let count = scratch.withUnsafeMutableBytes { recv(socket, $0.baseAddress, wanted, 0) }
-            if count > 0 {
+            let reception = scratch.withUnsafeMutableBytes { Self.receiveOnce(socket, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<wanted])) }
+            switch reception {
+            case .bytes(let count):
                 received += count
                 return .success(count)
-            }
-            if count == 0 {
+            case .end:
                 atEnd = true
                 return .failure(.connectionLost)
+            case .failed:
+                return .failure(.connectionLost)
+            case .notYet:
+                if let error = waitUntilReadable() { return .failure(error) }
             }
-            guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { return .failure(.connectionLost) }
+        }
+    }
+
+    /// What one non-blocking `recv(2)` did.
+    private enum Reception {
+        /// This many bytes (1 or more) arrived.
+        case bytes(Int)
+        /// None were there yet (`EAGAIN`).
+        case notYet
+        /// The server closed the stream.
+        case end
+        /// The connection failed.
+        case failed
+    }
+
+    /// One non-blocking `recv(2)` on `socket` into `room` (retried when a signal interrupts it).
+    private static func receiveOnce(_ socket: Int32, into room: UnsafeMutableRawBufferPointer) -> Reception {
+        while true {
+            let count = recv(socket, room.baseAddress, room.count, 0)
+            if count > 0 { return .bytes(count) }
+            if count == 0 { return .end }
             if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? .notYet : .failed
+        }
+    }
+
+    /// Waits until the socket has bytes (or an end) to read: `nil`, else why not (the deadline or the
+    /// time allowed between two reads passed, or the connection failed).
+    private func waitUntilReadable() -> HTTP1Error? {
+        while true {
             var wait = deadline - .now
             if let readTimeout, readTimeout < wait { wait = readTimeout }
-            guard wait > .zero else { return .failure(.timedOut) }
-            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard wait > .zero else { return .timedOut }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, wait.pollMilliseconds)
             if ready < 0 && errno == EINTR { continue }
-            guard ready == 1 else { return .failure(ready == 0 ? .timedOut : .connectionLost) }
+            return ready == 1 ? nil : ready == 0 ? .timedOut : .connectionLost
         }
     }
 
@@ -109,11 +152,14 @@ package struct HTTP1Reader {
 
     /// Reads the body framed by `framing`, handing each piece to `deliver` as it arrives (false stops).
     /// A piece is only valid during the call (it lies in the reader's buffers: copy what is kept).
-    package mutating func readBody(_ framing: HTTP1BodyFraming, deliver: (UnsafeRawBufferPointer) -> Bool) -> Result<BodyEnd, HTTP1Error> {
+    /// With `room`, the bytes of a known length (`Content-Length`, each chunk's) that are not in the
+    /// reader's buffer already are received straight into the owner's storage instead.
+    package mutating func readBody(_ framing: HTTP1BodyFraming, room: HTTP1BodyRoom? = nil,
+                                   deliver: (UnsafeRawBufferPointer) -> Bool) -> Result<BodyEnd, HTTP1Error> {
         switch framing {
         case .none: return .success(.complete)
         case .malformed: return .failure(.malformed("Content-Length"))
-        case .length(let length): return readExactly(length, deliver: deliver)
+        case .length(let length): return readExactly(length, room: room, deliver: deliver)
         case .untilClose:
             while true {
                 if start < buffer.count {
@@ -132,7 +178,7 @@ package struct HTTP1Reader {
                     while case .success(let trailer) = readLine(), !trailer.isEmpty {}
                     return .success(.complete)
                 }
-                switch readExactly(size, deliver: deliver) {
+                switch readExactly(size, room: room, deliver: deliver) {
                 case .success(.complete): break
                 case let other: return other
                 }
@@ -142,8 +188,9 @@ package struct HTTP1Reader {
     }
 
     /// Hands `count` bytes to `deliver` as they arrive: first what the buffer holds, then straight
-    /// from ``scratch`` (never past the body's end, so nothing of a next answer is read).
-    private mutating func readExactly(_ count: Int, deliver: (UnsafeRawBufferPointer) -> Bool) -> Result<BodyEnd, HTTP1Error> {
+    /// from ``scratch``, or with `room`, receives them into the owner's storage (never past the
+    /// body's end, so nothing of a next answer is read).
+    private mutating func readExactly(_ count: Int, room: HTTP1BodyRoom?, deliver: (UnsafeRawBufferPointer) -> Bool) -> Result<BodyEnd, HTTP1Error> {
         var left = count
         if start < buffer.count {
             let take = min(left, buffer.count - start)
@@ -151,6 +198,32 @@ package struct HTTP1Reader {
             start += take
             left -= take
             guard going else { return .success(.stopped) }
+        }
+        var room = room
+        while left > 0, let direct = room {
+            guard ContinuousClock.now < deadline else { return .failure(.timedOut) }
+            var reception = Reception.notYet
+            let socket = fd
+            let going = direct(min(left, Self.directReadSize)) { space in
+                reception = Self.receiveOnce(socket, into: space)
+                if case .bytes(let count) = reception { return count }
+                return 0
+            }
+            guard let going else {
+                room = nil   // the owner takes no more this way: the rest goes through `deliver`
+                break
+            }
+            if case .bytes(let count) = reception {
+                received += count
+                left -= count
+            }
+            guard going else { return .success(.stopped) }
+            switch reception {
+            case .bytes: continue
+            case .end: return .failure(.connectionLost)
+            case .failed: return .failure(.connectionLost)
+            case .notYet: if let error = waitUntilReadable() { return .failure(error) }
+            }
         }
         while left > 0 {
             switch receive(upTo: left) {
