@@ -19,7 +19,9 @@ swift build -c release --product webimage
 swift build -c release --product webimage --static-swift-stdlib --scratch-path .build/static \
     || echo "run-all: no static build (apt-get install libcurl4-openssl-dev); its rows will say missing" >&2
 Benchmarks/nginx/serve.sh start
-trap 'Benchmarks/nginx/serve.sh stop' EXIT
+cleanups=("Benchmarks/nginx/serve.sh stop")
+cleanup() { for step in "${cleanups[@]}"; do $step || true; done; }
+trap cleanup EXIT
 Benchmarks/serving/setup.sh
 "$venv/bin/python" Benchmarks/serving/prepare.py
 
@@ -31,7 +33,7 @@ swift run -c release --package-path Benchmarks bench --write "$report"
 # The servers' caches on a fresh journaled ext4, as a server's cache disk (state_fs.sh says why), when this
 # runs as root; else in the system temporary directory, and the caption says so.
 if state_root="$(Benchmarks/serving/state_fs.sh mount)"; then
-    trap 'Benchmarks/nginx/serve.sh stop; Benchmarks/serving/state_fs.sh unmount' EXIT
+    cleanups+=("Benchmarks/serving/state_fs.sh unmount")
     state_note="a fresh journaled ext4 (\`serving/state_fs.sh\`)"
 else
     state_root="${TMPDIR:-/tmp}"
@@ -40,6 +42,15 @@ fi
 read -r _ state_fs state_cost < <(python3 Benchmarks/serving/create_cost.py "$state_root")
 [ "$state_note" = "the system temporary directory" ] && state_note+=" ($state_fs)"
 read -r _ _ tmp_cost < <(python3 Benchmarks/serving/create_cost.py "${TMPDIR:-/tmp}")
+# Loopback TCP connections (nginx's answers) at Linux's default congestion control, cubic, when this
+# runs as root (loopback_tcp.sh says why); else the machine's own, and the caption says which.
+machine_cc="$(Benchmarks/serving/loopback_tcp.sh show)"
+if loopback_cc="$(Benchmarks/serving/loopback_tcp.sh pin)"; then
+    cleanups+=("Benchmarks/serving/loopback_tcp.sh restore")
+    loopback_note="${loopback_cc}, the kernel's default, pinned for these runs (\`serving/loopback_tcp.sh\`; this machine's default is ${machine_cc})"
+else
+    loopback_note="this machine's default, ${machine_cc}"
+fi
 serving="$(mktemp)"
 "$venv/bin/python" Benchmarks/serving/serve_bench.py --seconds "$seconds" --state-root "$state_root" > "$serving" || status=$?
 {
@@ -51,6 +62,8 @@ serving="$(mktemp)"
     echo "source's format out; cold: every URL distinct, warm: the same URLs again). Peak RSS: each server with its"
     echo "default settings. The servers' caches and storages were on $state_note: a 24 KB file"
     echo "created, written and renamed there costs ${state_cost} µs of CPU, against ${tmp_cost} µs in ${TMPDIR:-/tmp} (\`serving/create_cost.py\`)."
+    echo "Loopback TCP connections (the origin's answers) used ${loopback_note}."
+    [ "$machine_cc" = bbr ] && echo "BBR paces a connection's sends even on loopback, which cost every fetching server and the fetching loop 9-10 % of cold PNG throughput on these 2 cores (the serving README, \"The origin's TCP\")."
     echo "Details of every server: \`Benchmarks/serving/README.md\`."
     echo
     cat "$serving"

@@ -47,7 +47,9 @@ The servers' state (webimage's cache directory, thumbor's storages, logs) goes t
 --state-root (default: the system temporary directory). Both caching servers create a file for every cold
 request, so the file system there counts: run-all.sh passes a fresh journaled ext4 (state_fs.sh), as this
 machine's journal-less root ext4 charges 60-700 µs of CPU for a file create (create_cost.py; the README says
-why). The log's first line gives the file system and what a create costs in it.
+why). The log's first line gives the file system and what a create costs in it, and the TCP congestion
+control of loopback connections: run-all.sh pins Linux's default, cubic (loopback_tcp.sh), as this machine's
+bbr paces nginx's answers on loopback and cost every fetching server 9-10 % of cold PNG (the README says why).
 
 Each run checks every response (status 200 and the cell's Content-Type; anything else is an error, shown
 in the table and never counted as a result), counts the origin fetches through nginx's /status (a cold run
@@ -98,6 +100,16 @@ HTTP_SERVERS = ("webimage", "vips", "thumbor")   # run under wrk; "codec" is the
 LABEL = {"webimage": "webimage", "codec": "codec loop", "fetch": "codec loop + fetch", "vips": "libvips", "thumbor": "thumbor"}
 GOAL_VIPS, GOAL_THUMBOR, GOAL_CODEC = 1.5, 3.0, 0.8
 CODEC_LOOP = os.path.join(HERE, "codec_loop.sh")
+LOOPBACK_TCP = os.path.join(HERE, "loopback_tcp.sh")
+
+
+def loopback_congestion_control():
+    """The TCP congestion control a new loopback connection gets (loopback_tcp.sh show), or "unknown"."""
+    try:
+        out = subprocess.run(["bash", LOOPBACK_TCP, "show"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
 PREWARM_N = 999_000_000   # the cold pre-warm requests' counters: outside any run's (wrk_paths.lua)
 
 STARTED = []   # every server Popen, stopped in the end whatever happens
@@ -574,7 +586,8 @@ def main():
         f"{create_cost.cost_us(work_dir):.0f} µs of CPU to create, write and rename a 24 KB file: create_cost.py)")
     with open("/proc/loadavg") as f:
         log(f"serve_bench: load average {' '.join(f.read().split()[:3])} on {os.cpu_count()} cores; "
-            f"{args.seconds} s per run; cells {','.join(cells)}; servers {','.join(servers)}; work dir {work_dir}")
+            f"{args.seconds} s per run; cells {','.join(cells)}; servers {','.join(servers)}; work dir {work_dir}; "
+            f"loopback TCP congestion control {loopback_congestion_control()} (loopback_tcp.sh: run-all.sh pins cubic)")
     results, warnings, serial = {}, [], 0
     try:
         for cell in cells:
