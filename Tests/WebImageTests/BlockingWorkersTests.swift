@@ -15,7 +15,12 @@ import Testing
     /// The calling thread's identity.
     static func threadID() -> UInt { UInt(pthread_self()) }
 
-    /// Runs `job` through `submit` and waits (up to 10 s) for what it returns.
+    /// How long a wait here may take before the test gives up: generous (60 s, longer under
+    /// ThreadSanitizer), as the whole suite on 2 cores right after a build once kept a new thread
+    /// from running a trivial job for 10 s; a passing wait returns as soon as its job is done.
+    static let patience = Double(60 * testTimeScale)
+
+    /// Runs `job` through `submit` and waits (up to ``patience``) for what it returns.
     static func result<T: Sendable>(of job: @escaping @Sendable () -> T, _ submit: (@escaping @Sendable () -> Void) -> Void) -> T? {
         let done = DispatchSemaphore(value: 0)
         let box = Mutex<T?>(nil)
@@ -23,7 +28,7 @@ import Testing
             box.withLock { $0 = job() }
             done.signal()
         }
-        guard done.wait(timeout: .now() + 10) == .success else { return nil }
+        guard done.wait(timeout: .now() + Self.patience) == .success else { return nil }
         return box.withLock { $0 }
     }
 
@@ -43,12 +48,12 @@ import Testing
         #expect(first != nil)
         // The thread goes idle once its job returned: wait for that.
         var second: UInt?
-        let deadline = Date(timeIntervalSinceNow: 10)
+        let deadline = Date(timeIntervalSinceNow: Self.patience)
         while second == nil && Date() < deadline {
             let done = DispatchSemaphore(value: 0)
             let tid = Mutex<UInt>(0)
             if workers.runOnIdleThread({ tid.withLock { $0 = Self.threadID() }; done.signal() }) {
-                #expect(done.wait(timeout: .now() + 10) == .success)
+                #expect(done.wait(timeout: .now() + Self.patience) == .success)
                 second = tid.withLock { $0 }
             } else {
                 usleep(1000)
@@ -56,14 +61,19 @@ import Testing
         }
         #expect(second == first, "the idle thread took the job (no other thread was made)")
 
-        // Busy: the one thread blocks in a job; an idle-only job is refused until it is free.
+        // Busy: the one thread blocks in a job; an idle-only job is refused until it is free. The
+        // thread is idle again first (it signalled before going back to wait): else `run` would
+        // start a second thread for the job, and the first would take the idle-only one.
+        let idleAgain = Date(timeIntervalSinceNow: Self.patience)
+        while workers.idleThreadCount != 1 && Date() < idleAgain { usleep(1000) }
+        #expect(workers.idleThreadCount == 1)
         let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
         let ranAfterwards = Mutex(false)
         workers.run {
             started.signal()
             release.wait()
         }
-        #expect(started.wait(timeout: .now() + 10) == .success)
+        #expect(started.wait(timeout: .now() + Self.patience) == .success)
         #expect(!workers.runOnIdleThread { ranAfterwards.withLock { $0 = true } })
         release.signal()
         usleep(20_000)
@@ -74,10 +84,10 @@ import Testing
     @Test func anIdleThreadEndsAfterItsLifetimeAndANewOneTakesOver() {
         let workers = BlockingWorkers(name: "wi.bw-life", maxThreads: 2, idleLifetime: 1)
         #expect(Self.result(of: { 1 }) { workers.run($0) } == 1)
-        var deadline = Date(timeIntervalSinceNow: 10)
+        var deadline = Date(timeIntervalSinceNow: Self.patience)
         while workers.idleThreadCount != 1 && Date() < deadline { usleep(1000) }
         #expect(workers.idleThreadCount == 1, "the thread waits for work")
-        deadline = Date(timeIntervalSinceNow: 10)
+        deadline = Date(timeIntervalSinceNow: Self.patience)
         while workers.idleThreadCount != 0 && Date() < deadline { usleep(10_000) }
         #expect(workers.idleThreadCount == 0, "and ends once its lifetime has passed")
         #expect(!workers.runOnIdleThread {}, "no thread is left to take a job")
@@ -101,7 +111,7 @@ import Testing
     /// An idle worker that was started and has gone idle: its kernel id.
     static func idleWorker(_ workers: BlockingWorkers) -> Int32? {
         let tid = result(of: { wi_thread_id() }) { workers.run($0) }
-        let deadline = Date(timeIntervalSinceNow: 10)
+        let deadline = Date(timeIntervalSinceNow: Self.patience)
         while workers.idleThreadCount != 1 && Date() < deadline { usleep(1000) }
         return workers.idleThreadCount == 1 ? tid : nil
     }
@@ -144,7 +154,7 @@ import Testing
             afterRelease.withLock { $0 = (try? Self.allowedCPUs(ofThread: wi_thread_id())) ?? [] }
             finished.signal()
         }.start()
-        #expect(remembered.wait(timeout: .now() + 10) == .success)
+        #expect(remembered.wait(timeout: .now() + Self.patience) == .success)
         let target = sleeper.withLock { $0 }
 
         let unplaced = try await Self.onThread(workCPU: false) { wi_thread_place_here(target) }
@@ -161,7 +171,7 @@ import Testing
         #expect(placed == 1)
         #expect(try Self.allowedCPUs(ofThread: target) == [Int(cpu)])
         release.signal()
-        #expect(finished.wait(timeout: .now() + 10) == .success)
+        #expect(finished.wait(timeout: .now() + Self.patience) == .success)
         #expect(afterRelease.withLock { $0 } == process)
     }
 }

@@ -48,6 +48,22 @@ import FoundationNetworking
         #expect(try await early.value.data == Data([1, 2, 3, 4, 5, 6]))
     }
 
+    /// A caller that joins after the last chunk but before the end gets the whole body as progress
+    /// when the download succeeds (its catch-up would otherwise wait for a chunk that never comes).
+    @Test func aJoinerAfterTheLastChunkStillGetsTheWholeBodyAsProgress() async throws {
+        let operation = makeOperation()
+        let config = DownloaderConfig()
+        let early = await join(operation, id: 1)
+        #expect(operation.received(response(length: 4), config: config))
+        #expect(operation.received(Data([1, 2, 3, 4]), maxBytes: 100))
+        let chunks = Mutex<[Data]>([])
+        let late = await join(operation, id: 2) { progress in chunks.withLock { $0.append(progress.chunk) } }
+        operation.completed(error: nil as (any Error)?, config: config)
+        #expect(try await late.value.data == Data([1, 2, 3, 4]))
+        #expect(chunks.withLock { $0 } == [Data([1, 2, 3, 4])], "the late joiner heard nothing of the body")
+        #expect(try await early.value.data == Data([1, 2, 3, 4]))
+    }
+
     @Test func aBodyShorterThanItsContentLengthIsTruncatedEvenWhenTheSessionSaysUnknown() async throws {
         let operation = makeOperation()
         let waiter = await join(operation, id: 1)

@@ -76,7 +76,9 @@ import Testing
             #expect(outcome.limits.first == min(HTTP1Reader.directReadSize, Self.body.count - outcome.delivered),
                     "the first room asks for what is left of the body, at most a read's worth")
         }
-        #expect(server.acceptedCount == 1, "an answer read to its end leaves the connection for the next")
+        // One connection, unless the machine is so slow (ThreadSanitizer) that the gap between the two
+        // rounds passes the 30 s an idle connection is kept.
+        #expect(server.acceptedCount == 1 || testTimeScale > 1, "an answer read to its end leaves the connection for the next")
     }
 
     /// An owner that takes no more bytes this way (`nil`) gets the rest through `onBody`.

@@ -45,9 +45,38 @@ let testMemoryScale: Int = Int(ProcessInfo.processInfo.environment["WEBIMAGE_TES
 /// Runs `body` on a thread of its own, off Swift's cooperative pool, and returns what it returns: a
 /// corpus decode and hash is long synchronous work, and on a 2-core machine two of them held both
 /// pool threads long enough to starve the suite's network tests past their waits.
+///
+/// The result goes back through a lock (`NSLock`, a pthread mutex ThreadSanitizer sees), not the
+/// continuation: TSan reported the caller's first read of an image decoded here as racing with its
+/// initializer on the thread (`scripts/tsan.sh`, the whole suite), the continuation's hand-off not
+/// being an edge it saw.
 func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
+    let handOff = HandOff<T>()
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        Thread {
+            handOff.put(Result { try body() })
+            continuation.resume()
+        }.start()
+    }
+    return try handOff.take().get()
+}
+
+/// One result handed from a thread to a task under a lock ThreadSanitizer sees.
+private final class HandOff<T: Sendable>: @unchecked Sendable {
+    // @unchecked: `result` is only read and written while holding `lock`.
+    private let lock = NSLock()
+    private var result: Result<T, any Error>?
+
+    func put(_ value: Result<T, any Error>) {
+        lock.lock()
+        result = value
+        lock.unlock()
+    }
+
+    func take() -> Result<T, any Error> {
+        lock.lock()
+        defer { lock.unlock() }
+        return result!
     }
 }
 

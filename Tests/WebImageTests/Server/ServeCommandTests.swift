@@ -172,7 +172,11 @@ import Testing
             free(block)
             return residentPages(block)
         }
-        let source = try residentAfterFree(8 << 20)
+        // Up to five tries: a block can also come from a heap of its own, made because the arena's
+        // heap is full of other tests' blocks, which glibc unmaps whole at free (seen once, -1, in the
+        // whole suite). Without the thresholds every try maps the block and unmaps it at free.
+        var source = -1
+        for _ in 0..<5 where source != (4 << 20) / page { source = try residentAfterFree(8 << 20) }
         #expect(source == (4 << 20) / page, "a freed 8 MiB block stays resident: \(source) pages")
         let huge = try residentAfterFree(MallocTuning.arenaBlockLimit + (1 << 20))
         #expect(huge == -1, "a block past the arena limit is unmapped at free: \(huge)")

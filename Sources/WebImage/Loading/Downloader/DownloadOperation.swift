@@ -505,6 +505,13 @@ final class DownloadOperation: Sendable {
         // The slot is freed and the fetch reported before any waiter hears the verdict, so a caller
         // that returns has its download's report already.
         onFinish(self)
-        for waiter in waiters { waiter.continuation.resume(with: outcome.mapError { $0 as any Error }) }
+        for waiter in waiters {
+            // A caller that joined after the last chunk (its catch-up waits for a next one that never
+            // came) gets the whole body as progress first, as one that joins after the end does.
+            if waiter.needsCatchUp, let progress = waiter.progress, case .success(let response) = outcome, !response.data.isEmpty {
+                progress(ImageLoadProgress(receivedBytes: response.data.count, expectedBytes: response.data.count, chunk: response.data))
+            }
+            waiter.continuation.resume(with: outcome.mapError { $0 as any Error })
+        }
     }
 }
