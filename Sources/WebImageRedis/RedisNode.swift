@@ -21,9 +21,10 @@ final class RedisNode: Sendable {
     let breaker: CircuitBreaker
     private let queue: JobQueue
     private let commandTimeout: Duration
-    /// Counts lost connections: when one connection of the node breaks (the server died or
-    /// restarted), the others are stale too, and each reconnects before its next command instead of
-    /// failing once more (a restarted server is then used again by the first probe).
+    /// Counts lost and refused connections: when one connection of the node breaks or cannot be
+    /// made (the server died or restarted), the others are stale too, and each reconnects before its
+    /// next command instead of failing once more (a restarted server is then used again by the
+    /// first probe).
     private let generation = Generation()
     /// Callers still waiting, answered `timedOut` at ``callLimit`` by a watchdog thread.
     private let pending = PendingCommands()
@@ -105,7 +106,13 @@ final class RedisNode: Sendable {
                 job.complete(.success(replies))
             } catch {
                 breaker.recordFailure()
-                if case .connectionLost = error { generation.value.add(1, ordering: .relaxed) }
+                // A lost connection, or one that could not be made (refused: the server is down), means
+                // the others' connections are stale too. Counting only lost ones left them open after a
+                // refused connect, and the first probe once the server was back failed on one of them.
+                switch error {
+                case .connectionLost, .connectionFailed: generation.value.add(1, ordering: .relaxed)
+                default: break
+                }
                 job.complete(.failure(error))
             }
         }
