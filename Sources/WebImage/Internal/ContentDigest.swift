@@ -46,7 +46,7 @@ package enum ContentDigest {
                 lanes.3 = step(lanes.3, base.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self).littleEndian, k3)
                 offset += 32
             }
-            // The tail (0-31 bytes): whole words, then the rest zero-padded, all into lane 0 in turn.
+            // The tail (0-31 bytes): its whole words into lane 0 in turn, the rest zero-padded into lane 1.
             while offset + 8 <= count {
                 lanes.0 = step(lanes.0, base.loadUnaligned(fromByteOffset: offset, as: UInt64.self).littleEndian, k0)
                 offset += 8

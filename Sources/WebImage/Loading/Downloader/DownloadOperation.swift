@@ -317,22 +317,14 @@ final class DownloadOperation: Sendable {
 
     /// Appends a chunk and reports it; returns false (after failing) when the size limit is passed.
     func received(_ chunk: Data, maxBytes: Int) -> Bool {
-        chunk.withUnsafeBytes { bytes in
-            accept(exactly: bytes.count, maxBytes: maxBytes, piece: chunk) { room in
-                if let start = bytes.baseAddress { room.copyMemory(from: UnsafeRawBufferPointer(start: start, count: room.count)) }
-                return room.count
-            } ?? true
-        }
+        chunk.withUnsafeBytes { accept(copying: $0, maxBytes: maxBytes, piece: chunk) }
     }
 
     /// Appends the bytes of a chunk that lies in a transport's buffer (valid only during the call) and
     /// reports it; returns false (after failing) when the size limit is passed. The bytes are copied
     /// once, into the body; a `Data` of the chunk is made only for waiters with a progress handler.
     func received(_ chunk: UnsafeRawBufferPointer, maxBytes: Int) -> Bool {
-        accept(exactly: chunk.count, maxBytes: maxBytes, piece: nil) { room in
-            if let start = chunk.baseAddress { room.copyMemory(from: UnsafeRawBufferPointer(start: start, count: room.count)) }
-            return room.count
-        } ?? true
+        accept(copying: chunk, maxBytes: maxBytes, piece: nil)
     }
 
     /// Receives body bytes straight into the body, with no copy of the transport's own: `write` is
@@ -346,10 +338,13 @@ final class DownloadOperation: Sendable {
         accept(upTo: limit, maxBytes: maxBytes, write: write)
     }
 
-    /// ``accept(upTo:maxBytes:piece:write:)`` for a chunk whose `count` bytes all join the body or,
-    /// past the size limit, none do.
-    private func accept(exactly count: Int, maxBytes: Int, piece: Data?, write: (UnsafeMutableRawBufferPointer) -> Int) -> Bool? {
-        accept(upTo: count, maxBytes: maxBytes, piece: piece, whole: true, write: write)
+    /// ``accept(upTo:maxBytes:piece:whole:write:)`` copying `bytes`, which all join the body or, past
+    /// the size limit, none do; a finished operation drops them (true: the transport goes on).
+    private func accept(copying bytes: UnsafeRawBufferPointer, maxBytes: Int, piece: Data?) -> Bool {
+        accept(upTo: bytes.count, maxBytes: maxBytes, piece: piece, whole: true) { room in
+            room.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[0..<room.count]))
+            return room.count
+        } ?? true
     }
 
     /// The one way bytes join the body: `write` fills room for up to `limit` of them, and every
