@@ -51,6 +51,12 @@ let package = Package(
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]
         ),
+        // libcurl (with HTTP/2 and TLS through OpenSSL): the downloader's and the object store's HTTP client.
+        .systemLibrary(
+            name: "CLibCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // C shims: all setjmp/longjmp error handling lives here, never in Swift.
         .target(name: "CPNG", dependencies: ["CLibPNG", "CSystemTuning"], linkerSettings: [.linkedLibrary("deflate")]),
         .target(name: "CColor", dependencies: ["CLibLCMS2"], linkerSettings: [.linkedLibrary("z"), .linkedLibrary("deflate")]),
@@ -61,6 +67,8 @@ let package = Package(
         .target(name: "CWebP", dependencies: ["CLibWebP", "CSystemTuning"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("webp")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
+        // libcurl's variadic setopt/getinfo behind plain functions Swift can call (CCurl.h says what libcurl does on bad input and on which thread).
+        .target(name: "CCurl", dependencies: ["CLibCurl"]),
         // glibc's allocator settings (arenas, trimming) and per-thread nice values, real-time class and names, for the server (see MallocTuning.swift, ThreadPoolExecutor.swift, chttp.c).
         .target(name: "CSystemTuning"),
         .target(name: "CPixels", dependencies: ["CSystemTuning"]),
@@ -70,7 +78,7 @@ let package = Package(
         .systemLibrary(name: "CLibHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(
             name: "WebImage",
-            dependencies: ["CPNG", "CJPEG", "CGIF", "CColor", "CFileSystem", "CPixels", "CSystemTuning"],
+            dependencies: ["CPNG", "CJPEG", "CGIF", "CColor", "CFileSystem", "CPixels", "CSystemTuning", "CCurl"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // WebP (libwebp, libwebpdemux, libwebpmux): a product of its own, so PNG/JPEG/GIF users install nothing more.

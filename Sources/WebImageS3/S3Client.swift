@@ -5,8 +5,8 @@ import FoundationNetworking
 import Synchronization
 import WebImage
 
-/// A small S3 client: GET, HEAD, PUT, DELETE, list and create-bucket, over ``PlainHTTPClient`` for an
-/// `http://` endpoint and URLSession for `https://`, signed with
+/// A small S3 client: GET, HEAD, PUT, DELETE, list and create-bucket, over libcurl (WebImage's
+/// `CurlExchange`, `http://` and `https://`; URLSession with ``S3ClientConfig/Transport/urlSession``), signed with
 /// ``SignatureV4`` (or unsigned without credentials), each call bounded by
 /// ``S3ClientConfig/timeout`` per attempt, time-outs, connection failures, cut bodies, 5xx, 429 and
 /// `SlowDown` retried ``S3ClientConfig/retries`` times with exponential backoff and jitter, and a
@@ -158,6 +158,9 @@ public final class S3Client: Sendable {
         }
     }
 
+    /// The largest answer body read (a listing or an object).
+    static let maxBodyBytes = 512 << 20
+
     private func attemptOnce(_ method: String, url: URL, headers: [String: String], body: Data?, accepting: Set<Int>) async throws(S3Error) -> Response {
         var all = headers
         if let signer {
@@ -165,8 +168,20 @@ public final class S3Client: Sendable {
             all = signer.signed(method: method, url: url, headers: headers, payloadHash: payloadHash, date: Date())
         }
         let status: Int, fields: [String: String], data: Data
-        if config.transport == .automatic, url.scheme?.lowercased() == "http" {
-            let answer = try await PlainHTTPClient.shared.send(method, url: url, headers: all, body: body, timeout: config.timeout)
+        if config.transport == .curl {
+            let answer: CurlExchange.Response
+            do {
+                answer = try await CurlExchange.send(method, url: url, headers: all, body: body, timeout: config.timeout,
+                                                     maxBodyBytes: Self.maxBodyBytes)
+            } catch {
+                switch error {
+                case .transport(let reason): throw .transport(reason)
+                case .cancelled: throw .transport("cancelled")
+                case .truncated(let received, let expected): throw .truncated(received: received, expected: expected)
+                case .tooLarge(let limit): throw .malformed("a body over \(limit) bytes")
+                case .malformed(let reason): throw .malformed(reason)
+                }
+            }
             (status, fields, data) = (answer.status, answer.headers, answer.body)
         } else {
             var request = URLRequest(url: url)

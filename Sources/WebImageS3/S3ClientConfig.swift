@@ -13,9 +13,9 @@ public struct S3ClientConfig: Sendable {
 
     /// How requests travel.
     public enum Transport: String, Sendable, Hashable {
-        /// WebImage's own HTTP/1.1 client for an `http://` endpoint (no thread hand-offs: `bench s3`),
-        /// URLSession for `https://` (TLS).
-        case automatic
+        /// libcurl, through WebImage's transfer thread (`http://` and `https://`, HTTP/2 where the
+        /// store offers it; no hand-offs between URLSession's threads and queues: `bench s3`).
+        case curl
         /// URLSession for every endpoint.
         case urlSession
     }
@@ -42,8 +42,8 @@ public struct S3ClientConfig: Sendable {
     public var breakerThreshold: Int
     /// How long an open breaker skips the store before one probe goes through; default 5 s.
     public var breakerCooldown: Duration
-    /// How requests travel; default ``Transport/automatic``.
-    public var transport: Transport = .automatic
+    /// How requests travel; default ``Transport/curl``.
+    public var transport: Transport = .curl
 
     /// Errors in a configuration, found where it is built.
     public struct Invalid: Error, CustomStringConvertible, Equatable {

@@ -6,7 +6,7 @@ import Testing
 /// The S3 client against a real S3-compatible server (moto): objects written, read, listed and
 /// deleted, conditional reads, path-style and virtual-hosted URLs, configuration checked.
 @Suite struct S3ClientTests {
-    @Test(arguments: [S3ClientConfig.Transport.automatic, .urlSession])
+    @Test(arguments: [S3ClientConfig.Transport.curl, .urlSession])
     func objectsAreWrittenReadListedAndDeleted(transport: S3ClientConfig.Transport) async throws {
         let moto = try MotoServer.running()
         var config = try moto.clientConfig()

@@ -56,7 +56,7 @@ import Testing
         let server: TestHTTPServer
         let tier: S3Tier
 
-        init(retries: Int = 2, timeout: Duration = .seconds(1), breakerThreshold: Int = 3, transport: S3ClientConfig.Transport = .automatic) throws {
+        init(retries: Int = 2, timeout: Duration = .seconds(1), breakerThreshold: Int = 3, transport: S3ClientConfig.Transport = .curl) throws {
             server = try TestHTTPServer()
             var config = try S3ClientConfig(region: "us-east-1", endpoint: server.url("/"), credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "b"),
                                             timeout: timeout, retries: retries, retryBaseDelay: .milliseconds(5),
@@ -69,7 +69,7 @@ import Testing
     }
 
     /// Both ways a request travels: WebImage's plain HTTP client and URLSession.
-    static let transports: [S3ClientConfig.Transport] = [.automatic, .urlSession]
+    static let transports: [S3ClientConfig.Transport] = [.curl, .urlSession]
 
     @Test(arguments: [(403, "AccessDenied"), (404, "NoSuchKey"), (500, "InternalError"), (503, "SlowDown")], transports)
     func refusalsAreMissesAndOnlyServerErrorsAreRetried(_ answer: (Int, String), transport: S3ClientConfig.Transport) async throws {

@@ -198,6 +198,11 @@ final class DownloadOperation: Sendable {
         return partial != nil
     }
 
+    /// Records the redirects the transport followed by itself (libcurl), for the metrics.
+    func noteRedirects(_ count: Int) {
+        state.withLock { $0.redirects = max($0.redirects, count) }
+    }
+
     /// Whether a response asked for the request to be sent again without `Range` (cleared by asking).
     func takeRestartRequest() -> Bool {
         state.withLock { state in

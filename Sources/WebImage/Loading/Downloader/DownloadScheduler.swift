@@ -13,7 +13,7 @@ import FoundationNetworking
 /// - `DownloadOperation.swift`: one shared fetch: its waiters (a ``SharedWork`` machine), bytes, verdict;
 /// - `DownloadQueue.swift`: the priority + FIFO/LIFO queue of operations waiting for a slot;
 /// - `SessionDelegate.swift`: URLSession's callbacks, routed to operations;
-/// - `PlainDownloadTask.swift`: an `http://` transfer over the own HTTP/1.1 client (`Loading/HTTP1/`);
+/// - `CurlDownloadTask.swift`: a transfer over libcurl (`Loading/Curl/`: the engine thread, one transfer, the request);
 /// - `TransferRouting.swift`: what both transports decide alike (a response's verdict, a redirect's answer);
 /// - `DownloadTransportTask.swift`: the task an operation holds, whichever transport carries it;
 /// - `DownloadDeadlines.swift`: the total time-out, to the millisecond, on one timer;
@@ -192,20 +192,19 @@ final class DownloadScheduler: Sendable {
     /// must not hold up another downloader's starts.
     private let launchQueue = DispatchQueue(label: "WebImage.Downloader.launch")
 
-    /// Launches `launches` off the caller's thread. A plain `http://` download (``PlainDownloadTask``)
-    /// with no request modifier goes straight to an idle worker of the HTTP/1.1 client, which carries
-    /// it, with no stop on ``launchQueue`` (which only URLSession's tasks need): one thread hop fewer
-    /// per download. When no worker is idle it goes through the launch queue as before, so a new
-    /// worker is never the child of the caller's thread (a server's `nice 10` cold thread would pass
-    /// its nice value on to it: ``BlockingWorkers/runOnIdleThread(_:)``).
+    /// Launches `launches`. A download the libcurl transport carries with no request modifier starts
+    /// at once on the calling thread: it only makes the transfer and hands it to ``CurlEngine`` (a
+    /// lock and a wake-up; nothing blocks). The rest (URLSession's tasks, request modifiers) go
+    /// through ``launchQueue``.
     private func launchSoon(_ launches: [Launch]) {
         guard !launches.isEmpty else { return }
         var others: [Launch] = []
         for item in launches {
-            let direct = Self.launchesOnWorker(item) && HTTP1Client.shared.runOnIdleWorker {
-                self.start(item.operation, request: item.request, settings: item.settings, onWorker: true)
+            if Self.launchesDirectly(item) {
+                start(item.operation, request: item.request, settings: item.settings)
+            } else {
+                others.append(item)
             }
-            if !direct { others.append(item) }
         }
         if !others.isEmpty {
             let queued = others
@@ -213,16 +212,16 @@ final class DownloadScheduler: Sendable {
         }
     }
 
-    /// Whether `item` goes to ``PlainDownloadTask`` as it stands (``sendTask``'s test) and no request
-    /// modifier can change that.
-    private static func launchesOnWorker(_ item: Launch) -> Bool {
+    /// Whether `item` goes to ``CurlDownloadTask`` as it stands and no request modifier can change that.
+    private static func launchesDirectly(_ item: Launch) -> Bool {
         item.settings.config.requestModifier == nil && item.operation.request.requestModifier == nil
-            && usesPlainTransport(item.operation, request: item.request, transport: item.settings.config.transport)
+            && usesCurl(item.operation, request: item.request, transport: item.settings.config.transport)
     }
 
-    /// Whether `request` of `operation` is carried by ``PlainDownloadTask`` rather than URLSession.
-    private static func usesPlainTransport(_ operation: DownloadOperation, request: URLRequest, transport: DownloaderConfig.Transport) -> Bool {
-        transport == .automatic && !operation.request.handlesCookies && PlainDownloadTask.carries(request)
+    /// Whether `request` of `operation` is carried by ``CurlDownloadTask`` rather than URLSession
+    /// (which keeps the requests that handle cookies: its shared cookie storage).
+    private static func usesCurl(_ operation: DownloadOperation, request: URLRequest, transport: DownloaderConfig.Transport) -> Bool {
+        transport == .curl && !operation.request.handlesCookies && CurlDownloadTask.carries(request)
     }
 
     /// Changes the configuration and starts whatever a higher limit now allows; a lower
@@ -300,9 +299,14 @@ final class DownloadScheduler: Sendable {
         }
     }
 
-    /// Starts `operation` with `request` (`nil`: a modifier refused it). On ``launchQueue``, or with
-    /// `onWorker` on an HTTP/1.1 client worker for a plain download (``launchSoon(_:)``).
-    private func start(_ operation: DownloadOperation, request: URLRequest?, settings: Settings, onWorker: Bool = false) {
+    /// Starts `operation` with `request` (`nil`: a modifier refused it). On ``launchQueue``, or on
+    /// any thread for a download of the libcurl transport (``launchSoon(_:)``).
+    ///
+    /// The source-address policy: libcurl checks every address it connects to, redirects included
+    /// (``CurlDownloadTask``); for URLSession, and for libcurl through a proxy (which connects for
+    /// it), the host is resolved and checked here first (``SourceAddressCheck``), and URLSession's
+    /// redirects in ``TransferRouting/answerRedirect(to:operation:config:_:)``.
+    private func start(_ operation: DownloadOperation, request: URLRequest?, settings: Settings) {
         guard !operation.isFinished else { return }
         guard var request else {
             operation.fail(.rejected(url: operation.url, reason: "the request modifier refused the request"))
@@ -318,19 +322,19 @@ final class DownloadScheduler: Sendable {
             }
         }
         let deadline = ContinuousClock.now + settings.config.downloadTimeout
-        guard let host = request.url?.host, settings.config.sourceAddressPolicy != .unrestricted else {
-            return sendTask(for: operation, request: request, settings: settings, deadline: deadline, restart: restart, onWorker: onWorker)
+        let curl = Self.usesCurl(operation, request: request, transport: settings.config.transport)
+        let checkedByCurl = curl && request.url.map { settings.config.proxy.proxy(for: $0) == nil } ?? false
+        guard let host = request.url?.host, settings.config.sourceAddressPolicy != .unrestricted, !checkedByCurl else {
+            return sendTask(for: operation, request: request, settings: settings, deadline: deadline, restart: restart)
         }
         let ready = request, resend = restart
         SourceAddressCheck.check(host: host, policy: settings.config.sourceAddressPolicy) { [weak self] refused in
             guard let self else { return }
             if let refused {
                 operation.fail(.sourceRefused(address: refused.address.description, reason: refused.reason, url: operation.url))
-            } else if IPAddress(host) != nil {
-                // Answered at once: still on the launch queue, or the worker.
-                sendTask(for: operation, request: ready, settings: settings, deadline: deadline, restart: resend, onWorker: onWorker)
-            } else if onWorker {
-                HTTP1Client.shared.run { self.sendTask(for: operation, request: ready, settings: settings, deadline: deadline, restart: resend, onWorker: true) }
+            } else if IPAddress(host) != nil || curl {
+                // Answered at once (still on the launch queue), or for libcurl, which starts from any thread.
+                sendTask(for: operation, request: ready, settings: settings, deadline: deadline, restart: resend)
             } else {
                 launchQueue.async { self.sendTask(for: operation, request: ready, settings: settings, deadline: deadline, restart: resend) }
             }
@@ -341,34 +345,21 @@ final class DownloadScheduler: Sendable {
     /// `restart`, for a request that asks for the rest of a partial, sends it again without `Range`
     /// when the answer cannot continue the partial (under the first request's deadline).
     ///
-    /// On ``launchQueue``; or, with `onWorker`, on the HTTP/1.1 client's worker that then carries the
-    /// plain transfer itself (a request that turns out to need URLSession goes to the launch queue).
+    /// On ``launchQueue`` for URLSession's tasks; from any thread for libcurl's.
     private func sendTask(for operation: DownloadOperation, request: URLRequest, settings: Settings,
-                          deadline: ContinuousClock.Instant?, restart: (@Sendable () -> Void)?,
-                          transport: DownloaderConfig.Transport? = nil, onWorker: Bool = false) {
-        let plain = Self.usesPlainTransport(operation, request: request, transport: transport ?? settings.config.transport)
-        if onWorker && !plain {
-            return launchQueue.async {
-                self.sendTask(for: operation, request: request, settings: settings, deadline: deadline, restart: restart, transport: transport)
-            }
-        }
-        if !onWorker { dispatchPrecondition(condition: .onQueue(launchQueue)) }
+                          deadline: ContinuousClock.Instant?, restart: (@Sendable () -> Void)?) {
         guard !operation.isFinished else { return }
         guard !isShutDown else {   // the sessions are invalidated, or about to be, on the launch queue
             operation.fail(.shutDown(url: operation.url))
             return
         }
-        if plain {
-            let task = PlainDownloadTask(operation: operation, config: settings.config, restart: restart) { [weak self] handed in
-                guard let self else { return }
-                launchQueue.async {
-                    self.sendTask(for: operation, request: handed, settings: settings, deadline: nil, restart: nil, transport: .urlSession)
-                }
-            }
+        if Self.usesCurl(operation, request: request, transport: settings.config.transport) {
+            let task = CurlDownloadTask(operation: operation, config: settings.config, restart: restart)
             operation.started(task: task)
             if let deadline { deadlines.watch(operation, until: deadline) }
-            return onWorker ? task.perform(request) : task.resume(request)
+            return task.resume(request)
         }
+        dispatchPrecondition(condition: .onQueue(launchQueue))
         let task = (operation.request.handlesCookies ? cookieSession : session).dataTask(with: request)
         task.setPriority(operation.priority)
         delegate.register(task, for: operation, settings: settings, restart: restart)

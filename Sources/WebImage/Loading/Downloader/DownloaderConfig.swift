@@ -51,7 +51,10 @@ public struct DownloaderConfig: Sendable {
     /// MIME types (`image/png`, or `image/*` for a family) accepted; `nil` (the default) accepts any.
     public var acceptableContentTypes: Set<String>?
     /// The largest body accepted, checked against `Content-Length` before reading and against the
-    /// bytes received; default 64 MiB.
+    /// bytes received; default 64 MiB. WebImage asks for no content coding; an answer with one anyway
+    /// (gzip, deflate, br, zstd) is decoded by the libcurl transport and the limit counts the decoded
+    /// bytes, so a compression bomb is cut at the limit (memory stays at the limit plus libcurl's
+    /// 16 KiB piece).
     public var maxResponseBytes: Int
     /// Runs on every request before it is sent; default `nil`.
     public var requestModifier: RequestModifier?
@@ -80,22 +83,38 @@ public struct DownloaderConfig: Sendable {
     /// Which client carries the downloads; default ``Transport/default``.
     public var transport: Transport
 
+    /// The longest a connection may take to be made (name lookup, TCP and TLS handshakes), per
+    /// address tried; default 10 seconds. Within ``downloadTimeout``.
+    public var connectTimeout: Duration
+
+    /// The proxies downloads go through; default ``ProxySettings/environment`` (`HTTP_PROXY`,
+    /// `HTTPS_PROXY`, `NO_PROXY`). Only the libcurl transport uses it (URLSession on Linux reads the
+    /// environment itself, lowercase names only).
+    public var proxy: ProxySettings
+
+    /// A PEM file of the certificate authorities trusted for `https://` sources instead of the
+    /// system's (an internal origin's private CA); default `nil`: the system's store. libcurl
+    /// transport only.
+    public var certificateAuthorityFile: String?
+
+    /// A folder of PEM certificate authorities (hashed names, as `openssl rehash` makes) trusted for
+    /// `https://` sources instead of the system's; default `nil`. libcurl transport only.
+    public var certificateAuthorityDirectory: String?
+
     /// The HTTP client of a download.
     public enum Transport: Sendable, Equatable {
-        /// `http://` sources go through WebImage's own HTTP/1.1 client (a blocking exchange on a
-        /// worker thread of its own and a kept-alive connection: about a third of a cold server
-        /// request's time went to URLSession's thread hops), unless the request handles cookies;
-        /// everything else through URLSession. Answers with a content coding and redirects to
-        /// `https://` are sent on through URLSession.
-        case automatic
-        /// Every download through URLSession.
+        /// libcurl's multi interface, on one thread of its own (``CurlEngine``), for `http://` and
+        /// `https://` alike, HTTP/2 where the origin offers it; requests that handle cookies go
+        /// through URLSession (its shared cookie storage).
+        case curl
+        /// Every download through Foundation's URLSession (libcurl underneath too, with
+        /// URLSession's thread hops and without the proxy, CA and content-coding settings here).
         case urlSession
 
-        /// ``automatic``, unless the environment variable `WEBIMAGE_DOWNLOAD_TRANSPORT` is
-        /// `urlsession` (read once): a switch for operators, and how CI runs the download tests
-        /// over URLSession too.
+        /// ``curl``, unless the environment variable `WEBIMAGE_DOWNLOAD_TRANSPORT` is `urlsession`
+        /// (read once): a switch for operators, and how CI runs the download tests over URLSession too.
         public static let `default`: Transport =
-            ProcessInfo.processInfo.environment["WEBIMAGE_DOWNLOAD_TRANSPORT"]?.lowercased() == "urlsession" ? .urlSession : .automatic
+            ProcessInfo.processInfo.environment["WEBIMAGE_DOWNLOAD_TRANSPORT"]?.lowercased() == "urlsession" ? .urlSession : .curl
     }
 
     /// The `User-Agent` WebImage sends by default.
@@ -110,7 +129,9 @@ public struct DownloaderConfig: Sendable {
         acceptableStatusCodes: Set<Int> = Set(200..<300), acceptableContentTypes: Set<String>? = nil,
         maxResponseBytes: Int = 64 << 20, requestModifier: RequestModifier? = nil, responseModifier: ResponseModifier? = nil,
         dataTransformer: DataTransformer? = nil, maxResumableDataBytes: Int = 32 << 20,
-        sourceAddressPolicy: SourceAddressPolicy = .standard, transport: Transport = .default
+        sourceAddressPolicy: SourceAddressPolicy = .standard, transport: Transport = .default,
+        connectTimeout: Duration = .seconds(10), proxy: ProxySettings = .environment,
+        certificateAuthorityFile: String? = nil, certificateAuthorityDirectory: String? = nil
     ) {
         self.maxConcurrentDownloads = maxConcurrentDownloads
         self.maxConcurrentDownloadsPerHost = maxConcurrentDownloadsPerHost
@@ -130,6 +151,10 @@ public struct DownloaderConfig: Sendable {
         self.maxResumableDataBytes = maxResumableDataBytes
         self.sourceAddressPolicy = sourceAddressPolicy
         self.transport = transport
+        self.connectTimeout = connectTimeout
+        self.proxy = proxy
+        self.certificateAuthorityFile = certificateAuthorityFile
+        self.certificateAuthorityDirectory = certificateAuthorityDirectory
     }
 
     /// The `Authorization` header value for ``credential`` or ``basicAuthentication``, if either is set.
