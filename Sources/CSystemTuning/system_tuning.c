@@ -144,31 +144,6 @@ unsigned long wi_thread_slice(int thread) {
 
 int wi_thread_id(void) { return (int)syscall(SYS_gettid); }
 
-int wi_thread_place_here(int thread) {
-    if (work_cpu_plus_one == 0 || thread <= 0) return 0;
-    int cpu = sched_getcpu();
-    if (cpu < 0) return 0;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    /* sched_setaffinity(tid) on another thread of the process: allowed for threads of the same
-     * user. A thread asleep moves when it is next woken; refused (the thread gone, a cpuset
-     * changed): nothing changes. */
-    return sched_setaffinity((pid_t)thread, sizeof one, &one) == 0 ? 1 : 0;
-}
-
-/* Per thread: the CPUs wi_thread_release_placement gives back (set by wi_thread_remember_cpus). */
-static __thread int placement_home_known;
-static __thread cpu_set_t placement_home;
-
-void wi_thread_remember_cpus(void) {
-    placement_home_known = sched_getaffinity(0, sizeof placement_home, &placement_home) == 0;
-}
-
-void wi_thread_release_placement(void) {
-    if (placement_home_known) (void)sched_setaffinity(0, sizeof placement_home, &placement_home);
-}
-
 static void *wi_realtime_probe(void *priority) {
     return (void *)(intptr_t)wi_thread_set_realtime((int)(intptr_t)priority);
 }
@@ -189,9 +164,6 @@ int wi_thread_set_work_cpu(int index) { (void)index; return -1; }
 int wi_thread_id(void) { return 0; }
 int wi_thread_set_slice(unsigned long slice_ns) { (void)slice_ns; return 0; }
 unsigned long wi_thread_slice(int thread) { (void)thread; return 0; }
-int wi_thread_place_here(int thread) { (void)thread; return 0; }
-void wi_thread_remember_cpus(void) {}
-void wi_thread_release_placement(void) {}
 int wi_work_section_begin(void) { return 0; }
 void wi_work_section_end(int began) { (void)began; }
 #endif

@@ -2,8 +2,8 @@ import Foundation
 import WebImage
 
 /// Download throughput over http and https, two at a time, against curl in the same run: 200
-/// distinct 3.9 MB files from an nginx of the benchmark's own on 127.0.0.1 (http on 8090, https with
-/// HTTP/2 on 8443, its certificate from a private CA made here with openssl, trusted by both sides
+/// distinct 3.9 MB files from an nginx of the benchmark's own on 127.0.0.1 (http on 18090, https with
+/// HTTP/2 on 18443, its certificate from a private CA made here with openssl, trusted by both sides
 /// through a CA file). Ours: ``Downloader`` (libcurl transport, the CA in
 /// ``DownloaderConfig/certificateAuthorityFile``), two callers at a time; the reference:
 /// `curl --parallel --parallel-max 2` on the same URLs, output to /dev/null. Rounds alternate.
@@ -22,15 +22,9 @@ enum ThroughputBenchmarks {
         try FileManager.default.createDirectory(at: root.appendingPathComponent("files"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let path = { (name: String) in root.appendingPathComponent(name).path }
-        var random = SystemRandomNumberGenerator()
+        guard let random = FileHandle(forReadingAtPath: "/dev/urandom") else { throw BenchError("no /dev/urandom") }
         for index in 0..<fileCount {
-            var bytes = [UInt8](repeating: 0, count: fileSize)
-            for offset in stride(from: 0, to: fileSize, by: 8) {
-                withUnsafeBytes(of: random.next()) { word in
-                    for lane in 0..<min(8, fileSize - offset) { bytes[offset + lane] = word[lane] }
-                }
-            }
-            try Data(bytes).write(to: URL(fileURLWithPath: path("files/\(index).bin")))
+            try random.readData(ofLength: fileSize).write(to: URL(fileURLWithPath: path("files/\(index).bin")))
         }
         try Data("subjectAltName=IP:127.0.0.1\n".utf8).write(to: URL(fileURLWithPath: path("san.cnf")))
         for arguments in [
@@ -38,7 +32,7 @@ enum ThroughputBenchmarks {
             ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=127.0.0.1"],
             ["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial",
              "-out", path("server.pem"), "-days", "2", "-extfile", path("san.cnf")],
-        ] { _ = try Measure.process(openssl, arguments, iterations: 1) }
+        ] { try once(openssl, arguments) }
         let config = """
         worker_processes 2; pid \(path("nginx.pid")); error_log \(path("error.log")) warn; daemon on;
         events { worker_connections 256; }
@@ -46,19 +40,21 @@ enum ThroughputBenchmarks {
             access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
             client_body_temp_path \(path("t1")); proxy_temp_path \(path("t2")); fastcgi_temp_path \(path("t3"));
             uwsgi_temp_path \(path("t4")); scgi_temp_path \(path("t5"));
-            server { listen 127.0.0.1:8090; location /files/ { alias \(path("files"))/; } }
-            server { listen 127.0.0.1:8443 ssl http2; ssl_certificate \(path("server.pem")); ssl_certificate_key \(path("server.key"));
+            server { listen 127.0.0.1:18090; location /files/ { alias \(path("files"))/; } }
+            server { listen 127.0.0.1:18443 ssl http2; ssl_certificate \(path("server.pem")); ssl_certificate_key \(path("server.key"));
                      location /files/ { alias \(path("files"))/; } }
         }
         """
         try Data(config.utf8).write(to: URL(fileURLWithPath: path("nginx.conf")))
-        _ = try Measure.process(nginx, ["-c", path("nginx.conf"), "-p", root.path], iterations: 1)
-        defer { _ = try? Measure.process(nginx, ["-c", path("nginx.conf"), "-p", root.path, "-s", "stop"], iterations: 1) }
+        try once(nginx, ["-c", path("nginx.conf"), "-p", root.path])
+        defer { try? once(nginx, ["-c", path("nginx.conf"), "-p", root.path, "-s", "stop"]) }
         try await Task.sleep(for: .milliseconds(300))
 
         var rows: [Row] = []
-        let rounds = max(3, iterations / 5)
-        for (scheme, port) in [("http", 8090), ("https", 8443)] {
+        let rounds = max(5, iterations / 2)
+        // THROUGHPUT_SCHEMES=http (or https) runs one scheme only (for profiling).
+        let schemes = (ProcessInfo.processInfo.environment["THROUGHPUT_SCHEMES"] ?? "http,https").split(separator: ",").map(String.init)
+        for (scheme, port) in [("http", 18090), ("https", 18443)] where schemes.contains(scheme) {
             let urls = (0..<fileCount).map { URL(string: "\(scheme)://127.0.0.1:\(port)/files/\($0).bin")! }
             let list = root.appendingPathComponent("curl-\(scheme).txt")
             try urls.map { "url = \"\($0.absoluteString)\"\noutput = \"/dev/null\"" }.joined(separator: "\n")
@@ -86,5 +82,23 @@ enum ThroughputBenchmarks {
                             reference: "curl --parallel --parallel-max 2 (\(rate(reference)))", referenceValue: reference, goal: 0.9))
         }
         return rows
+    }
+
+    /// Runs `executable` once to its end (``Measure/process(_:_:iterations:)`` runs a warm-up
+    /// first), with posix_spawn and waitpid: Foundation's `Process.waitUntilExit` never returned for
+    /// nginx, whose first process exits as soon as it has forked its daemon.
+    static func once(_ executable: String, _ arguments: [String]) throws {
+        var pid: pid_t = 0
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { throw BenchError("cannot start \(executable)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if status != 0 { throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed (status \(status))") }
     }
 }

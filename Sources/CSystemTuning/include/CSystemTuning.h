@@ -73,32 +73,8 @@ int wi_thread_set_slice(unsigned long slice_ns);
 /// real-time thread, when the thread is gone, or where unavailable (older kernels report none).
 unsigned long wi_thread_slice(int thread);
 
-/// Hand-off placement, for a thread with a work CPU (a server's cold thread) that hands a job to a
-/// sleeping worker thread and then waits for it: the worker should run on the CPU the hand-off
-/// leaves idle. The scheduler does not put it there by itself: it wakes a thread on the CPU it
-/// last ran on (the waker's hint that it is about to sleep is ignored for threads woken by many
-/// others, `wake_wide`; an idle CPU pulls a waiting thread only when its idle spells are long,
-/// `sched_migration_cost`), which on a busy two-core server is the other cold thread's CPU,
-/// pinned there in a work section: the worker waited there behind a codec (this kernel does not
-/// preempt, `Dynamic Preempt: none`) while the waker's CPU sat idle, 0.3-0.5 ms a hand-off.
-///
-/// The calling thread's kernel id (gettid), for wi_thread_place_here. 0 where unavailable.
+/// The calling thread's kernel id (gettid). 0 where unavailable.
 int wi_thread_id(void);
-
-/// Lets thread `thread` (a kernel id from wi_thread_id, of this process) run only on the CPU the
-/// caller is on now, when the caller has a work CPU (wi_thread_set_work_cpu); a sleeping thread is
-/// then woken there. The placed thread calls wi_thread_release_placement as soon as it runs.
-/// 1 when placed; 0 (nothing changed) for a caller without a work CPU, or when refused.
-int wi_thread_place_here(int thread);
-
-/// Remembers the calling thread's CPUs now (sched_getaffinity) as what wi_thread_release_placement
-/// gives back: called by a worker thread when it starts, before anyone places it.
-void wi_thread_remember_cpus(void);
-
-/// Gives the calling thread back the CPUs it remembered (wi_thread_remember_cpus); nothing if it
-/// remembered none. Called by a placed thread first thing once woken, so that nothing it does or
-/// creates afterwards keeps the one CPU.
-void wi_thread_release_placement(void);
 
 /// Whether this process may put a thread in SCHED_RR at `priority`: tried on a thread made for the
 /// purpose and joined (the caller's own policy is untouched). 1 when it may, 0 otherwise.

@@ -37,10 +37,10 @@ package enum CurlExchange {
         let result: Result<Response, CurlExchangeError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 collector.set(continuation)
-                CurlEngine.shared.start(transfer)
+                transfer.start()
             }
         } onCancel: {
-            CurlEngine.shared.cancel(transfer)
+            transfer.cancel()
             collector.finish(.failure(.cancelled))
         }
         return try result.get()

@@ -5,10 +5,10 @@ import Foundation
 /// events go to.
 ///
 /// `@unchecked Sendable`, and why that is sound: it is made on the caller's thread with every
-/// stored property set, then handed to the engine (``CurlEngine/start(_:)``, through a lock); from
-/// then on its mutable state is read and written only on the engine's thread (``attach(to:)``,
+/// stored property set, then handed to its engine (``start()``, through the engine's lock); from
+/// then on its mutable state is read and written only on that engine's thread (``attach(to:)``,
 /// ``detach(from:)``, ``complete(code:)`` and libcurl's callbacks, which run inside
-/// `curl_multi_perform` there). Other threads only pass it to ``CurlEngine/cancel(_:)``.
+/// `curl_multi_perform` there). Other threads only call ``cancel()``, which queues a command.
 final class CurlTransfer: @unchecked Sendable {
     /// The most bytes of heads one transfer reads: the final head, the informational (1xx) answers
     /// and redirects before it, and trailers after the body. A flood past it ends the transfer
@@ -18,6 +18,8 @@ final class CurlTransfer: @unchecked Sendable {
     static let maxHeadBytes = 256 << 10
 
     let request: CurlRequest
+    /// The engine thread that runs it, chosen when it is made (``start()`` and ``cancel()`` go there).
+    let engine: CurlEngine
     private var delegate: (any CurlTransferDelegate)?
     private var handle: OpaquePointer?
     private var isCancelled = false
@@ -29,14 +31,6 @@ final class CurlTransfer: @unchecked Sendable {
     private var openedSockets: Set<Int32> = []
     /// The socket of the connection the request went out on.
     private var requestSocket: Int32?
-    /// The sockets whose answers were HTTP/2 or later: multiplexed, where frames may arrive at any
-    /// time (PING, SETTINGS) and never mix answers up, so they are reused without a check. Read and
-    /// written on the engine's thread only (libcurl opens, uses and closes sockets inside the multi
-    /// calls made there).
-    nonisolated(unsafe) private static var multiplexedSockets: Set<Int32> = []
-    /// Every socket libcurl has open (for finding a reused connection's socket by its ports);
-    /// engine's thread only, as above.
-    nonisolated(unsafe) private static var openSockets: Set<Int32> = []
 
     // The head being read.
     private var headBytes = 0
@@ -59,7 +53,18 @@ final class CurlTransfer: @unchecked Sendable {
 
     init(_ request: CurlRequest, delegate: any CurlTransferDelegate) {
         self.request = request
+        self.engine = CurlEngine.next()
         self.delegate = delegate
+    }
+
+    /// Starts the transfer on its engine's thread (soon: this only queues it and wakes the thread). Any thread.
+    func start() {
+        engine.start(self)
+    }
+
+    /// Stops the transfer if it still runs; its delegate hears nothing more. Any thread.
+    func cancel() {
+        engine.cancel(self)
     }
 
     /// Makes the handle and adds it to `multi`; on failure the delegate hears it at once.
@@ -224,7 +229,7 @@ final class CurlTransfer: @unchecked Sendable {
         deliversBody = true
         deliveredHead = true
         if head.version.hasPrefix("HTTP/2") || head.version.hasPrefix("HTTP/3"), let requestSocket {
-            Self.multiplexedSockets.insert(requestSocket)
+            CurlSockets.markMultiplexed(requestSocket)
         }
         guard delegate?.transferReceivedHead(head) == true else {
             stopped = .byDelegate
@@ -248,9 +253,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// (libcurl closes it) and the transfer made again on a fresh one.
     private func beforeRequest(on socket: Int32?) -> Bool {
         requestSocket = socket
-        guard let socket, !openedSockets.contains(socket), !Self.multiplexedSockets.contains(socket) else { return true }
-        var waiting = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        guard poll(&waiting, 1, 0) != 0 else { return true }
+        guard let socket, !openedSockets.contains(socket), !CurlSockets.isMultiplexed(socket), CurlSockets.hasInput(socket) else {
+            return true
+        }
         shutdown(socket, Int32(SHUT_RDWR))
         stopped = .staleConnection
         return false
@@ -258,39 +263,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func opened(_ socket: Int32) {
         openedSockets.insert(socket)
-        Self.openSockets.insert(socket)
-        Self.multiplexedSockets.remove(socket)
-    }
-
-    private static func closing(_ socket: Int32) {
-        openSockets.remove(socket)
-        multiplexedSockets.remove(socket)
-    }
-
-    /// The open socket from `localPort` to `peerPort`, if libcurl opened it.
-    private static func socket(localPort: Int, peerPort: Int) -> Int32? {
-        openSockets.first { socket in
-            port(of: socket, peer: false) == localPort && port(of: socket, peer: true) == peerPort
-        }
-    }
-
-    private static func port(of socket: Int32, peer: Bool) -> Int? {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let found = withUnsafeMutablePointer(to: &storage) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                (peer ? getpeername(socket, address, &length) : getsockname(socket, address, &length)) == 0
-            }
-        }
-        guard found else { return nil }
-        let family = Int32(storage.ss_family)
-        return withUnsafePointer(to: &storage) { pointer in
-            switch family {
-            case AF_INET: pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
-            case AF_INET6: pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
-            default: nil
-            }
-        }
+        CurlSockets.opened(socket)
     }
 
     private func allows(_ address: UnsafePointer<sockaddr>) -> Bool {
@@ -318,10 +291,10 @@ final class CurlTransfer: @unchecked Sendable {
             opened_socket: { context, socket in
                 Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue().opened(socket)
             },
-            closing_socket: { socket in CurlTransfer.closing(socket) },
+            closing_socket: { socket in CurlSockets.closing(socket) },
             before_request: { context, localPort, peerPort in
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-                return transfer.beforeRequest(on: CurlTransfer.socket(localPort: Int(localPort), peerPort: Int(peerPort))) ? 0 : 1
+                return transfer.beforeRequest(on: CurlSockets.socket(localPort: Int(localPort), peerPort: Int(peerPort))) ? 0 : 1
             }))
     }
 }

@@ -68,12 +68,12 @@ final class CurlDownloadTask: DownloadTransportTask, CurlTransferDelegate {
             certificateAuthorityDirectory: config.certificateAuthorityDirectory, proxy: proxy)
         let made = CurlTransfer(curlRequest, delegate: self)
         transfer.withLock { $0 = made }
-        CurlEngine.shared.start(made)
+        made.start()
     }
 
     func cancel() {
         guard let running = transfer.withLock({ transfer in defer { transfer = nil }; return transfer }) else { return }
-        CurlEngine.shared.cancel(running)
+        running.cancel()
     }
 
     func setPriority(_ priority: DownloadPriority) {}

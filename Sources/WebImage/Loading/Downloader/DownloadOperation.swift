@@ -476,7 +476,7 @@ final class DownloadOperation: Sendable {
         state.finishedAt = .now
         state.receivedAtVerdict = state.body.count
         state.body = ReceivedBody()   // a successful response took the bytes already
-        // The task goes with the conclusion: a task that holds its operation (`PlainDownloadTask`)
+        // The task goes with the conclusion: a task that holds its operation (`CurlDownloadTask`)
         // would otherwise keep it, and the outcome's bytes, alive for good.
         let task = state.task
         state.task = nil

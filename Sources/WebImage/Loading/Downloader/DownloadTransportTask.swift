@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// The network task a ``DownloadOperation`` holds while its bytes arrive: a URLSession data task, or
-/// a ``PlainDownloadTask`` over ``HTTP1Client``. The operation only stops it and changes its priority.
+/// a ``CurlDownloadTask`` over ``CurlEngine``. The operation only stops it and changes its priority.
 protocol DownloadTransportTask: AnyObject, Sendable {
     /// Stops the transfer; its completion, if it still comes, reports a cancellation.
     func cancel()

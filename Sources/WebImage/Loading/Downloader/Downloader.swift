@@ -4,8 +4,8 @@ import FoundationNetworking
 #endif
 
 /// Downloads image bytes over HTTP(S), fetching each URL once however many callers wait for it:
-/// `http://` sources through WebImage's own HTTP/1.1 client, the rest through URLSession
-/// (``DownloaderConfig/transport``).
+/// `http://` and `https://` through libcurl's multi interface (or URLSession:
+/// ``DownloaderConfig/transport``).
 ///
 /// - **De-duplication**: callers asking for the same request while it is queued or running share one
 ///   network task and get the same bytes. A caller whose task is cancelled stops waiting at once
@@ -29,9 +29,9 @@ import FoundationNetworking
 ///   own continuation. A request with its own `Range` or validators (a revalidation) never resumes,
 ///   and a successful download drops its URL's kept bytes. They live in memory only, never in a cache.
 ///
-/// Streaming goes through URLSession's data delegate (Linux has no `bytes(for:)`), or piece by piece
-/// from the own client's socket; the session stores no cache and no cookies unless a request asks
-/// for cookies.
+/// Bytes arrive piece by piece from libcurl's write callback on its transfer thread (``CurlEngine``),
+/// or through URLSession's data delegate (Linux has no `bytes(for:)`); neither stores a cache, and
+/// no cookies are kept unless a request asks for them.
 ///
 /// ## Concurrency: a lock-based class, not an actor
 ///
@@ -41,9 +41,10 @@ import FoundationNetworking
 /// - which downloads exist, queue and run: the `DownloadScheduler`'s `Mutex`;
 /// - each download's waiters, bytes and verdict: its `DownloadOperation`'s `Mutex` (a ``SharedWork``
 ///   machine inside), taken after the scheduler's lock, never before;
-/// - network tasks are created and resumed on a serial dispatch queue of the downloader's, because
-///   URLSession makes the thread that does it wait for the session's own queue; URLSession calls
-///   back on one serial delegate queue per downloader, the own client on its worker threads.
+/// - libcurl's transfers are handed to its engine thread from any thread (a lock and a wake-up), and
+///   call back there; URLSession's tasks are created and resumed on a serial dispatch queue of the
+///   downloader's, because URLSession makes the thread that does it wait for the session's own
+///   queue, and call back on one serial delegate queue per downloader.
 ///
 /// A caller's task only ever waits on a continuation; nothing blocks a thread of the cooperative pool.
 public final class Downloader: ImageLoader {

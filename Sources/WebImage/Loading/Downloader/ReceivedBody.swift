@@ -1,8 +1,8 @@
 import Foundation
 
 /// The bytes of a body received so far, in memory its download owns: appended from a transport's
-/// buffer (URLSession's chunks) or received straight into room at its end (``HTTP1Client``'s
-/// `recv(2)`, with no copy of its own), and handed over as `Data` without a copy.
+/// buffer (URLSession's chunks, libcurl's receive buffer) into room at its end, and handed over as
+/// `Data` without a copy.
 ///
 /// Memory: with a promised length (``reserve(_:)``) one block of exactly that size, never moved
 /// while the body arrives; without, a block that doubles as it fills, cut to the body's size when

@@ -7,10 +7,10 @@ import Foundation
 /// thread of Swift's cooperative pool, never on the launch or delegate queues other downloads need.
 /// A name that does not resolve is let through: the connection then fails with URLSession's own error.
 ///
-/// The connection resolves the name again. The own HTTP/1.1 client (`http://` sources) checks the
-/// address it connects to as well (``HTTP1Client``), so a name whose answer changes between the two
-/// lookups (DNS rebinding) cannot lead it to a refused address; URLSession (`https://`) resolves
-/// inside libcurl, out of reach: there the check here is the only one.
+/// Used where the connection's own address cannot be checked: URLSession (which resolves inside its
+/// libcurl, out of reach) and libcurl through a proxy (the proxy connects). The libcurl transport
+/// checks the address it connects to itself (``CurlDownloadTask``, libcurl's open-socket callback),
+/// so a name whose answer changes between lookups (DNS rebinding) cannot lead it to a refused address.
 enum SourceAddressCheck {
     private static let resolverQueue = DispatchQueue(label: "WebImage.Downloader.resolve", attributes: .concurrent)
 

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What both transports (URLSession's ``SessionDelegate`` and ``PlainDownloadTask``) decide the same
+/// What both transports (URLSession's ``SessionDelegate`` and ``CurlDownloadTask``) decide the same
 /// way when a response or a redirect arrives for a ``DownloadOperation``.
 enum TransferRouting {
     /// What to do with a response's body.
