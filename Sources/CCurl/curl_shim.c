@@ -159,28 +159,10 @@ void wi_curl_transfer_free(wi_curl_transfer *transfer) {
     free(transfer);
 }
 
-long wi_curl_response_code(wi_curl_transfer *transfer) {
-    long code = 0;
-    curl_easy_getinfo(transfer->easy, CURLINFO_RESPONSE_CODE, &code);
-    return code;
-}
-
 long wi_curl_redirect_count(wi_curl_transfer *transfer) {
     long count = 0;
     curl_easy_getinfo(transfer->easy, CURLINFO_REDIRECT_COUNT, &count);
     return count;
-}
-
-long wi_curl_http_version(wi_curl_transfer *transfer) {
-    long version = 0;
-    curl_easy_getinfo(transfer->easy, CURLINFO_HTTP_VERSION, &version);
-    switch (version) {
-    case CURL_HTTP_VERSION_1_0: return 10;
-    case CURL_HTTP_VERSION_1_1: return 11;
-    case CURL_HTTP_VERSION_2_0: return 20;
-    case CURL_HTTP_VERSION_3: return 30;
-    default: return 0;
-    }
 }
 
 const char *wi_curl_effective_url(wi_curl_transfer *transfer) {

@@ -6,7 +6,7 @@ import Testing
 /// and port get the leftover bytes as its image, or have them cached under its key (the old own
 /// HTTP/1.1 client pooled such connections: the next URL was answered with the leftover picture, and
 /// cached). Each case is followed by a good URL on the same origin, loaded twice through a manager
-/// with a disk cache: both loads must be its own picture.
+/// with a disk cache: both loads must be its own picture. Over the libcurl transport only (see the test).
 @Suite struct DesyncOriginTests {
     /// Three pictures told apart by their pixels: the case's own, the one smuggled after it, and the
     /// good URL's.
@@ -47,7 +47,9 @@ import Testing
         let origin = try ScriptedOrigin()
         origin.route("/case", Self.script(testCase))
         origin.route("/good", .init(answer: ScriptedOrigin.answer(body: Self.green)))
-        let fixture = ManagerFixture(downloaderConfig: DownloaderConfig(downloadTimeout: .seconds(10) * testTimeScale, proxy: .none))
+        // The libcurl transport, whatever WEBIMAGE_DOWNLOAD_TRANSPORT says: URLSession on Linux (libcurl 7.88
+        // inside Foundation, its connection reuse out of reach) fails the late-answer and second-answer cases.
+        let fixture = ManagerFixture(downloaderConfig: DownloaderConfig(downloadTimeout: .seconds(10) * testTimeScale, transport: .curl, proxy: .none))
         defer { fixture.directory.remove() }
         let expected = try CoderRegistry.shared.decode(Self.green)
 

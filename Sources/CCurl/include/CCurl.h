@@ -96,10 +96,7 @@ typedef struct wi_curl_transfer wi_curl_transfer;
 wi_curl_transfer *wi_curl_transfer_new(const wi_curl_request *request, void *context, char *error, size_t error_length);
 void wi_curl_transfer_free(wi_curl_transfer *transfer);
 
-long wi_curl_response_code(wi_curl_transfer *transfer);
 long wi_curl_redirect_count(wi_curl_transfer *transfer);
-/* The HTTP version of the last answer: 10, 11, 20, 30; 0 when unknown. */
-long wi_curl_http_version(wi_curl_transfer *transfer);
 /* The URL of the last request (after redirects): valid until the transfer is freed. */
 const char *wi_curl_effective_url(wi_curl_transfer *transfer);
 const char *wi_curl_strerror(int code);

@@ -9,7 +9,6 @@ import FoundationNetworking
 enum CurlResultCode {
     static let couldNotConnect = Int32(WI_CURLE_COULDNT_CONNECT)
     static let tooManyRedirects = Int32(WI_CURLE_TOO_MANY_REDIRECTS)
-    static let fileSizeExceeded = Int32(WI_CURLE_FILESIZE_EXCEEDED)
     static let timedOut = Int32(WI_CURLE_OPERATION_TIMEDOUT)
 
     /// The `URLError` URLSession reports for the same failure (a ``DownloadOperation`` maps those

@@ -43,12 +43,6 @@ final class CurlDownloadTask: DownloadTransportTask, CurlTransferDelegate {
         return (scheme == "http" || scheme == "https") && request.url?.host?.isEmpty == false
     }
 
-    /// Whether `request` goes through a proxy (then the address policy is checked before the
-    /// request, on the host as resolved here, since the proxy makes the connection).
-    func usesProxy(_ request: URLRequest) -> Bool {
-        request.url.map { config.proxy.proxy(for: $0) != nil } ?? false
-    }
-
     /// Hands the transfer to the engine.
     func resume(_ request: URLRequest) {
         guard let url = request.url else { return complete(URLError(.badURL)) }
