@@ -21,8 +21,16 @@ import Synchronization
 /// The threads are started on first use and live as long as the process (idle, each sleeps in
 /// `curl_multi_poll` until woken).
 final class CurlEngine: Sendable {
-    /// The process's engines, one per CPU it may use (at most four).
-    private static let all: [CurlEngine] = (0..<min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))).map { CurlEngine(index: $0) }
+    /// The process's engines: one per CPU it may use (at most four), or as many as the environment
+    /// variable `WEBIMAGE_CURL_THREADS` says (1 to 64; read once).
+    private static let all: [CurlEngine] = (0..<count).map { CurlEngine(index: $0) }
+
+    static let count: Int = {
+        if let text = ProcessInfo.processInfo.environment["WEBIMAGE_CURL_THREADS"], let given = Int(text), (1...64).contains(given) {
+            return given
+        }
+        return min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
+    }()
     private static let turn = Atomic<Int>(0)
 
     /// The engine the next transfer goes to (in turn).
