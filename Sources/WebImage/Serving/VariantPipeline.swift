@@ -54,6 +54,10 @@ struct VariantPipeline: Sendable {
         }
         var imageOptions = options
         imageOptions.remove(.waitStoreCache)
+        // A variant is the geometry it asks for, frames and all: its transformer runs on animations
+        // too (``WebImageOptions/transformAnimatedImage`` is loadImage's opt-in, SDWebImage's default
+        // of leaving animations untouched; a variant has no such default to keep).
+        imageOptions.insert(.transformAnimatedImage)
         let keepsMetadata = !options.isDisjoint(with: [.preserveColorProfile, .preserveCopyright])
         if keepsMetadata { imageOptions.insert(.waitStoreCache) }   // the original's bytes, read next, are on disk
         let image = try await manager.loadPixels(url: url, options: imageOptions, context: imageContext)

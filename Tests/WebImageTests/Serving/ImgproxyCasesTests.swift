@@ -110,6 +110,72 @@ import Testing
         await fixture.stop()
     }
 
+    /// The same cases on an animated source of the same size (a 3-frame GIF; the cases without an
+    /// EXIF orientation, which a GIF cannot carry), through the server: the answer stays animated (but
+    /// as JPEG), and every frame has imgproxy's output size. (The variant path once skipped the transformer for
+    /// animations: `rs:fill:160:90` gave 160×160 and `c:` and `dpr:` were ignored.)
+    @Test func everyUprightCaseOnAnAnimationKeepsItsGeometryOnEveryFrame() async throws {
+        let watermark = try WatermarkImage(image: try CoderRegistry.shared.decode(try Self.source(PixelSize(width: 200, height: 100),
+                                                                                                   orientation: .up)))
+        let fixture = try await ServerFixture {
+            $0.allowsSecurityOptions = true
+            $0.watermark = watermark
+        }
+        let cases = Self.cases.filter { $0.orientation == .up && $0.expected != nil }
+        #expect(cases.count == 350)
+        for size in Set(cases.map { "\($0.source.width)x\($0.source.height)" }) {
+            let parts = size.split(separator: "x").compactMap { Int($0) }
+            let gif = try ServerFixture.coders.encode(try Self.animation(PixelSize(width: parts[0], height: parts[1])), as: .gif)
+            fixture.sources.route("/\(size).gif", TestResponse(headers: [("Content-Type", "image/gif")], body: gif))
+        }
+        let mismatches = try await withThrowingTaskGroup(of: String?.self) { group in
+            var pending = cases.makeIterator()
+            func addNext() {
+                guard let testCase = pending.next() else { return }
+                group.addTask {
+                    let route = "/\(testCase.source.width)x\(testCase.source.height).gif"
+                    let reply = try await fixture.get(Self.path(testCase, source: fixture.source(route)))
+                    guard reply.status == 200 else { return "\(testCase): \(reply.status) \(String(decoding: reply.body, as: UTF8.self))" }
+                    let image = try ServerFixture.coders.decode(reply.body)
+                    let sizes = image.frames.map(\.image.size)
+                    // JPEG (`f:jpeg`) holds one frame; every other output here keeps the three.
+                    let frames = reply.header("Content-Type") == "image/jpeg" ? 1 : 3
+                    guard sizes.count == frames else { return "\(testCase): \(sizes.count) frames, expected \(frames)" }
+                    let wrong = sizes.filter { $0 != testCase.expected }
+                    return wrong.isEmpty && image.size == testCase.expected ? nil
+                        : "\(testCase): \(image.size), frames \(sizes), imgproxy \(testCase.expected!)"
+                }
+            }
+            for _ in 0..<4 { addNext() }
+            var found: [String] = []
+            while let result = try await group.next() {
+                if let result { found.append(result) }
+                addNext()
+            }
+            return found
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) cases differ:\n\(mismatches.sorted().prefix(40).joined(separator: "\n"))")
+        await fixture.stop()
+    }
+
+    /// A 3-frame animation of `size`: the gradient of ``source(_:orientation:)`` shifted per frame.
+    static func animation(_ size: PixelSize) throws -> Image {
+        let frames = try (0..<3).map { index in
+            var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
+            for y in 0..<size.height {
+                for x in 0..<size.width {
+                    let offset = (y * size.width + x) * 3
+                    pixels[offset] = UInt8(truncatingIfNeeded: x * 255 / max(size.width - 1, 1) + index * 40)
+                    pixels[offset + 1] = UInt8(y * 255 / max(size.height - 1, 1))
+                    pixels[offset + 2] = UInt8(truncatingIfNeeded: index * 80)
+                }
+            }
+            let frame = try Image(width: size.width, height: size.height, pixelFormat: .rgb8, pixels: pixels)
+            return ImageFrame(image: frame, duration: .milliseconds(100))
+        }
+        return try Image(frames: frames, loopCount: 0)
+    }
+
     /// A `size` PNG of a gradient with an alpha-free body, carrying EXIF `orientation` in an `eXIf` chunk.
     static func source(_ size: PixelSize, orientation: ImageOrientation) throws -> Data {
         var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
