@@ -27,7 +27,7 @@ extension ImageRequestHandler {
             }
             return response(for: info, parsed: parsed, request: request)
         } catch let error as WebImageError {
-            let (status, text) = Self.status(for: error)
+            let (status, text) = status(for: error)
             return .text(status, text)
         } catch {
             return .text(500, "internal error")

@@ -207,7 +207,7 @@ struct ImageRequestHandler: Sendable {
             }
             return response(for: variant, image: image, request: request)
         } catch let error as WebImageError {
-            let (status, text) = Self.status(for: error)
+            let (status, text) = status(for: error)
             return .text(status, text)
         } catch {
             return .text(500, "internal error")
@@ -301,7 +301,7 @@ struct ImageRequestHandler: Sendable {
                 try await manager.loadImage(url: source, options: [.queryMemoryData], context: context)
             }
         } catch let error as WebImageError {
-            let (status, text) = Self.status(for: error)
+            let (status, text) = status(for: error)
             return .text(status, text)
         } catch {
             return .text(500, "internal error")
@@ -356,12 +356,25 @@ struct ImageRequestHandler: Sendable {
         }
     }
 
-    /// The status a CDN understands for each failure, and a short text without internals.
+    /// The status for `error`, as ``status(for:)`` says; a URL on the manager's failed-URL
+    /// blocklist is answered with the status of the failure that put it there (imgproxy answers
+    /// each request with the source's own failure; a remembered one must not turn a 415 into a 404).
+    func status(for error: WebImageError) -> (Int, String) {
+        if case .blockedURL(let url) = error, let first = manager.failure(forFailedURL: url) {
+            let (status, text) = Self.status(for: first)
+            return (status, text + " (remembered: not fetched again for a while)")
+        }
+        return Self.status(for: error)
+    }
+
+    /// The status a CDN understands for each failure, and a short text without internals. As
+    /// imgproxy 4: a source's 4xx is passed through and its 5xx is 502.
     static func status(for error: WebImageError) -> (Int, String) {
         switch error {
         case .invalidURL, .unsupportedOption: (400, "bad request")
         case .sourceRefused: (403, "forbidden: the source address is refused")
-        case .badStatusCode(404, _, _), .badStatusCode(410, _, _): (404, "the source was not found")
+        case .badStatusCode(404, _, _): (404, "the source was not found")
+        case .badStatusCode(let code, _, _) where (400..<500).contains(code): (code, "the source answered \(code)")
         case .badStatusCode(let code, _, _): (502, "the source answered \(code)")
         case .responseTooLarge: (413, "the source is too large")
         case .unacceptableContentType, .decodingFailed(.unsupportedFormat, _): (415, "the source is not an image")

@@ -354,7 +354,7 @@ public final class WebImageManager: Sendable {
                 return outcome
             } catch {
                 // A load under limits of its own fails for its limits, not for the URL: others may still load it.
-                if error.blocksURL && blocksFailures { blocklist.insert(url, for: config.failedURLBlockDuration) }
+                if error.blocksURL && blocksFailures { blocklist.insert(url, for: config.failedURLBlockDuration, failure: error) }
                 throw error
             }
         }
@@ -387,6 +387,12 @@ public final class WebImageManager: Sendable {
     /// Whether `url` is on the failed-URL blocklist now.
     public func isFailedURL(_ url: URL) -> Bool {
         blocklist.contains(url)
+    }
+
+    /// The failure that put `url` on the failed-URL blocklist, while it is there; `nil` otherwise.
+    /// What a server answers a blocked URL with: the status of its first failure, not a new one.
+    public func failure(forFailedURL url: URL) -> WebImageError? {
+        blocklist.failure(for: url)
     }
 
     /// Takes `url` off the failed-URL blocklist.
