@@ -46,6 +46,10 @@ struct ServeCommand {
     var diskLimit = 1 << 30
 
     static func run(_ arguments: [String]) async -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            Console.write("usage: " + Usage.serve.drop(while: { $0 == " " }))
+            return 0
+        }
         let command: ServeCommand
         switch parse(arguments) {
         case .success(let parsed): command = parsed

@@ -1,5 +1,46 @@
 /// The help text of the `webimage` tool.
 enum Usage {
+    /// `webimage serve`'s part (also what `webimage serve --help` and `webimage help serve` print).
+    static let serve = """
+           webimage serve [--bind 127.0.0.1] [--port 8080] [--cache-dir DIR] [--key HEX --salt HEX | --unsigned]
+                          [--max-inflight N] [--queue N] [--allow-host PATTERN]... [--source-policy default|public-only]
+                          [--memory-limit MIB] [--variant-memory-limit MIB] [--malloc-arenas N] [--disk-limit MIB]
+                          [--keep-sources] [--realtime-http] [--demo]
+                          [--redis URL]... [--redis-namespace NAME] [--s3-bucket NAME] [--s3-endpoint URL] [--s3-region NAME]
+                          [--s3-namespace NAME] [--redis-timeout MS] [--redis-fill-wait S]
+                          [--preset NAME=OPTIONS]... [--presets-file FILE] [--watermark PATH|URL] [--local-root DIR]
+                          [--allow-security-options] [--auto-format]
+                                        an image server for imgproxy-style URLs on libmicrohttpd, until Ctrl-C or
+                                        SIGTERM (then it drains, flushes the cache and exits 0); see the README
+      --key, --salt   imgproxy's URL signature key and salt, in hex; without them --unsigned must be said
+      --max-inflight  requests processed at once (default twice the cores); --queue N more wait (default 64),
+                      the rest get 429
+      --allow-host P  source hosts allowed (example.com, *.example.com; repeatable; default any)
+      --memory-limit  the memory tier of decoded pixels, in MiB (default 0: none; a server reuses encoded
+                      variants); --variant-memory-limit MIB: the memory tier of encoded variants (default 64)
+      --malloc-arenas glibc allocator arenas (default 2; glibc's 8 per core with --realtime-http; MALLOC_ARENA_MAX wins);
+                      --malloc-trim-interval MS: freed allocator memory given back that often (default 250; 0: never)
+      --disk-limit    the disk tier's size in MiB (default 1024; 0: no limit); --keep-sources keeps sources'
+                      bytes on disk too, so other sizes of a source are made without downloading it again
+      --realtime-http libmicrohttpd's threads (memory hits, /health) in the real-time class (SCHED_RR 1), so they
+                      never wait for a core cold work holds; needs CAP_SYS_NICE or RLIMIT_RTPRIO >= 1
+      --demo          serve the demo page at / (also with --unsigned, unless --source-policy public-only)
+      --source-policy default: no link-local or unspecified source addresses (the cloud metadata service);
+                      public-only: also no loopback, private, shared or multicast ones (users type the URLs)
+      --preset NAME=OPTIONS  an imgproxy preset (NAME=rs:fit:300:300/q:80; "default" applies to every URL;
+                      repeatable); --presets-file FILE: one per line (# comments)
+      --watermark PATH|URL  the picture of imgproxy's watermark option (a file, or an http(s) URL)
+      --local-root DIR  serve local:///path sources from under DIR (never outside it)
+      --allow-security-options  let URLs carry imgproxy's max_src_resolution, max_src_file_size and the like
+      --auto-format   choose AVIF or WebP from the Accept header when the URL names no format (Vary: Accept)
+      --redis URL, --redis-namespace, --redis-timeout MS, --redis-fill-wait S, --s3-bucket NAME, --s3-endpoint URL,
+      --s3-region NAME, --s3-namespace NAME: the shared tiers, as for webimage fetch (webimage help)
+
+           webimage health [URL]        GET URL (default http://127.0.0.1:8080/health, or the port of $IMGPROXY_BIND or
+                                        $PORT) and exit 0 when it answers 200, else 1: a container's health check
+
+    """
+
     static let text = """
     usage: webimage                     load the sample images shipped with the package through the whole
                                         pipeline twice (file URLs, a temporary disk cache; the second pass
@@ -71,28 +112,7 @@ enum Usage {
       --placeholder-pixels DIR  also write the pixels each encoder read (<n>-blurhash.png, RGB composited over
                       white; <n>-thumbhash.png, RGBA) and add their paths to the JSON (scripts/placeholder-check.py)
 
-           webimage serve [--bind 127.0.0.1] [--port 8080] [--cache-dir DIR] [--key HEX --salt HEX | --unsigned]
-                          [--max-inflight N] [--queue N] [--allow-host PATTERN]... [--source-policy default|public-only]
-                          [--memory-limit MIB] [--variant-memory-limit MIB] [--malloc-arenas N] [--disk-limit MIB]
-                          [--keep-sources] [--realtime-http] [--demo]
-                          [--redis URL]... [--redis-namespace NAME] [--s3-bucket NAME] [--s3-endpoint URL] [--s3-region NAME]
-                          [--s3-namespace NAME]
-                                        an image server for imgproxy-style URLs on libmicrohttpd, until Ctrl-C or
-                                        SIGTERM (then it drains, flushes the cache and exits 0); see the README
-      --key, --salt   imgproxy's URL signature key and salt, in hex; without them --unsigned must be said
-      --max-inflight  requests processed at once (default twice the cores); --queue N more wait (default 64),
-                      the rest get 429
-      --allow-host P  source hosts allowed (example.com, *.example.com; repeatable; default any)
-      --memory-limit  the memory tier of decoded pixels, in MiB (default 0: none; a server reuses encoded
-                      variants); --variant-memory-limit MIB: the memory tier of encoded variants (default 64)
-      --malloc-arenas glibc allocator arenas (default 2; glibc's 8 per core with --realtime-http; MALLOC_ARENA_MAX wins);
-                      --malloc-trim-interval MS: freed allocator memory given back that often (default 250; 0: never)
-      --disk-limit    the disk tier's size in MiB (default 1024; 0: no limit); --keep-sources keeps sources'
-                      bytes on disk too, so other sizes of a source are made without downloading it again
-      --realtime-http libmicrohttpd's threads (memory hits, /health) in the real-time class (SCHED_RR 1), so they
-                      never wait for a core cold work holds; needs CAP_SYS_NICE or RLIMIT_RTPRIO >= 1
-      --demo          serve the demo page at / (also with --unsigned, unless --source-policy public-only)
-
+    \(serve)
            webimage cache stats [DIR | --cache-dir DIR]   entries and bytes of a disk cache directory
                                                           (default: the shared cache's folder)
            webimage cache sweep [DIR] [--max-age SECONDS] [--max-size BYTES]

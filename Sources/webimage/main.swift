@@ -6,7 +6,8 @@
 //   webimage info [--json] FILE|URL...
 //   webimage cache stats|sweep|clear|fill [DIR | --cache-dir DIR]
 //   webimage serve [options]      an image server (imgproxy URLs) on libmicrohttpd
-//   webimage help
+//   webimage health [URL]         exit 0 when the server answers /health with 200 (a container's check)
+//   webimage help [serve]
 import Foundation
 import WebImage
 import WebImageAVIF
@@ -33,8 +34,10 @@ case "cache":
     status = await CacheCommand.run(Array(arguments.dropFirst()))
 case "serve":
     status = await ServeCommand.run(Array(arguments.dropFirst()))
+case "health":
+    status = await HealthCommand.run(Array(arguments.dropFirst()))
 case "help", "-h", "--help":
-    Console.write(Usage.text)
+    Console.write(arguments.dropFirst().first == "serve" ? "usage: " + Usage.serve.drop(while: { $0 == " " }) : Usage.text)
     status = 0
 default:
     Console.error("webimage: unknown command '\(arguments[0])'\n\n" + Usage.text)

@@ -48,7 +48,17 @@ package enum CurlExchange {
 }
 
 /// Why an exchange failed.
-package enum CurlExchangeError: Error, Sendable, Equatable {
+package enum CurlExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var description: String {
+        switch self {
+        case .transport(let reason): reason
+        case .truncated(let received, let expected): "the answer was cut short (\(received) of \(expected) bytes)"
+        case .tooLarge(let limit): "the answer is larger than \(limit) bytes"
+        case .malformed(let reason): "the answer is not HTTP: \(reason)"
+        case .cancelled: "cancelled"
+        }
+    }
+
     /// No answer: the connection or the transfer failed (libcurl's text), or it timed out.
     case transport(String)
     /// The body ended before its `Content-Length`.
