@@ -9,7 +9,8 @@ import WebImage
 struct ImageRequestHandler: Sendable {
     let manager: WebImageManager
     let config: ImageServerConfig
-    let signer: ProcessingURLSigner?
+    /// The signers of a signed server (a URL signed by any one is valid); empty when unsigned.
+    let signers: [ProcessingURLSigner]
     let metrics: ServerMetrics
     let slots: ProcessingSlots
     let state: ServerState
@@ -24,9 +25,9 @@ struct ImageRequestHandler: Sendable {
     /// tier's lookup waits for the network, and its task would then resume behind cold work).
     let takesColdShortcut: Bool
 
-    init(manager: WebImageManager, config: ImageServerConfig, signer: ProcessingURLSigner?, metrics: ServerMetrics, slots: ProcessingSlots,
+    init(manager: WebImageManager, config: ImageServerConfig, signers: [ProcessingURLSigner], metrics: ServerMetrics, slots: ProcessingSlots,
          state: ServerState, executors: (requests: ThreadPoolExecutor, coldWork: ThreadPoolExecutor)) {
-        (self.manager, self.config, self.signer, self.metrics, self.slots, self.state) = (manager, config, signer, metrics, slots, state)
+        (self.manager, self.config, self.signers, self.metrics, self.slots, self.state) = (manager, config, signers, metrics, slots, state)
         (requests, coldWork) = executors
         takesColdShortcut = manager.cache is ImageCache
     }
@@ -117,7 +118,7 @@ struct ImageRequestHandler: Sendable {
                                 body: Data(metrics.render(shared: (manager.cache as? any SharedTierReporting)?.sharedTierReports ?? []).utf8))
         case "/", "/index.html":
             guard servesDemo else { return .text(404, "not found") }
-            let page = DemoPage.html(signature: signer == nil ? "insecure" : nil, sampleBase: sampleBase, signer: signer)
+            let page = DemoPage.html(signature: signers.isEmpty ? "insecure" : nil, sampleBase: sampleBase, signer: signers.first)
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")],
                                 body: Data(page.utf8))
         case "/favicon.ico", "/robots.txt":
@@ -241,8 +242,10 @@ struct ImageRequestHandler: Sendable {
 
     /// A 403 when the path's signature is wrong (or, unsigned, when its first segment is an option), else `nil`.
     private func signatureRefusal(for path: ProcessingPath) -> HTTPResponse? {
-        if let signer {
-            guard signer.isValid(path.signature, for: path.signedPath) else { return .text(403, "forbidden: bad signature") }
+        if !signers.isEmpty {
+            guard signers.contains(where: { $0.isValid(path.signature, for: path.signedPath) }) else {
+                return .text(403, "forbidden: bad signature")
+            }
         } else if path.signature.contains(":") {
             return .text(403, "forbidden: the signature segment looks like a processing option; every URL starts with /<signature>/")
         }

@@ -46,20 +46,24 @@ public final class ImageServer: Sendable {
             throw .invalidConfiguration("real-time network threads: this process may not use SCHED_RR "
                                         + "(it needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least \(Self.realtimePriority))")
         }
-        let signer: ProcessingURLSigner?
-        switch config.signing {
-        case .signed(let key, let salt):
+        let keys: [ImageServerConfig.SigningKey] = switch config.signing {
+        case .signed(let key, let salt): [ImageServerConfig.SigningKey(keyHex: key, saltHex: salt)]
+        case .signedWithAnyOf(let pairs): pairs
+        case .unsigned: []
+        }
+        if case .signedWithAnyOf([]) = config.signing { throw .invalidConfiguration("signing with any of no keys") }
+        var signers: [ProcessingURLSigner] = []
+        for (index, pair) in keys.enumerated() {
             do throws(ProcessingURLSigner.InvalidKey) {
-                signer = try ProcessingURLSigner(keyHex: key, saltHex: salt)
+                signers.append(try ProcessingURLSigner(keyHex: pair.keyHex, saltHex: pair.saltHex))
             } catch {
-                throw .invalidConfiguration("--key/--salt: \(error.reason)")
+                throw .invalidConfiguration("--key/--salt\(keys.count > 1 ? " (pair \(index + 1))" : ""): \(error.reason)")
             }
-        case .unsigned: signer = nil
         }
         self.manager = manager
         self.config = config
         metrics = ServerMetrics()
-        handler = ImageRequestHandler(manager: manager, config: config, signer: signer, metrics: metrics,
+        handler = ImageRequestHandler(manager: manager, config: config, signers: signers, metrics: metrics,
                                       slots: ProcessingSlots(limit: config.maxInFlight, queueLimit: config.queueLimit, metrics: metrics),
                                       state: state, executors: Self.startExecutors())
     }

@@ -7,9 +7,27 @@ public struct ImageServerConfig: Sendable {
     public enum Signing: Sendable, Equatable {
         /// imgproxy's signatures: HMAC-SHA256 with this key over this salt and the path; both hex.
         case signed(keyHex: String, saltHex: String)
+        /// A URL signed with any one of these pairs is valid: imgproxy's comma-separated
+        /// `IMGPROXY_KEY` and `IMGPROXY_SALT`, which is how keys are rotated (the demo page signs
+        /// with the first). Must not be empty.
+        case signedWithAnyOf([SigningKey])
         /// Any signature segment is accepted (imgproxy's docs use `insecure`). For development: anyone
         /// can then make the server fetch and process any allowed URL.
         case unsigned
+    }
+
+    /// One key and salt of ``Signing/signedWithAnyOf(_:)``, both hex.
+    public struct SigningKey: Sendable, Hashable {
+        /// The HMAC key, in hex.
+        public var keyHex: String
+        /// The salt, in hex.
+        public var saltHex: String
+
+        /// Creates a pair; checked when the server is made (``ImageServer/init(manager:config:)``).
+        public init(keyHex: String, saltHex: String) {
+            self.keyHex = keyHex
+            self.saltHex = saltHex
+        }
     }
 
     /// The address to listen on (an IPv4 or IPv6 literal); default `"127.0.0.1"`.

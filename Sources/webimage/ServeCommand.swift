@@ -44,6 +44,26 @@ struct ServeCommand {
     /// `--disk-limit MIB`: the disk tier's size; default 1 GiB (a server's disk is bounded, and with
     /// it the disk tier's in-memory index); 0: no limit.
     var diskLimit = 1 << 30
+    /// `IMGPROXY_KEY` and `IMGPROXY_SALT`: comma-separated pairs, any of which signs (keys rotate).
+    /// `--key`/`--salt` or `--unsigned` win over them.
+    var environmentKeyHexes: [String] = []
+    var environmentSaltHexes: [String] = []
+    /// `IMGPROXY_TTL`: `Cache-Control: max-age` of images; default `nil`: the server's.
+    var cacheMaxAge: Int?
+    /// `IMGPROXY_DOWNLOAD_TIMEOUT`, `IMGPROXY_MAX_SRC_FILE_SIZE`, `IMGPROXY_MAX_REDIRECTS`,
+    /// `IMGPROXY_USER_AGENT`: the downloader's; `nil`: its defaults.
+    var downloadTimeout: Duration?
+    var maxSourceBytes: Int?
+    var maxRedirects: Int?
+    var userAgent: String?
+    /// The `IMGPROXY_*` names not honoured, reported at start-up.
+    var ignoredEnvironment: [String] = []
+
+    /// The signing pairs from the environment, unless a flag decided.
+    var environmentKeys: [ImageServerConfig.SigningKey] {
+        guard keyHex == nil, !unsigned else { return [] }
+        return zip(environmentKeyHexes, environmentSaltHexes).map { ImageServerConfig.SigningKey(keyHex: $0, saltHex: $1) }
+    }
 
     static func run(_ arguments: [String]) async -> Int32 {
         if arguments.contains("--help") || arguments.contains("-h") {
@@ -51,7 +71,7 @@ struct ServeCommand {
             return 0
         }
         let command: ServeCommand
-        switch parse(arguments) {
+        switch parse(arguments, environment: ProcessInfo.processInfo.environment) {
         case .success(let parsed): command = parsed
         case .failure(let message):
             Console.error("webimage serve: \(message)\n")
@@ -60,8 +80,15 @@ struct ServeCommand {
         return await command.serve()
     }
 
-    static func parse(_ arguments: [String]) -> ParseResult<ServeCommand> {
+    /// The command `arguments` give, over imgproxy's configuration in `environment`
+    /// (``ImgproxyEnvironment``: the flags win); default no environment.
+    static func parse(_ arguments: [String], environment: [String: String] = [:]) -> ParseResult<ServeCommand> {
         var command = ServeCommand()
+        do {
+            command.ignoredEnvironment = try ImgproxyEnvironment.apply(environment, to: &command)
+        } catch {
+            return .failure("\(error)")
+        }
         var cursor = ArgumentCursor(arguments)
         while let argument = cursor.next() {
             switch argument {
@@ -165,7 +192,7 @@ struct ServeCommand {
         }
         if command.keyHex != nil && command.unsigned { return .failure("--key and --unsigned exclude each other") }
         if (command.keyHex == nil) != (command.saltHex == nil) { return .failure("--key and --salt go together") }
-        if command.keyHex == nil && !command.unsigned {
+        if command.keyHex == nil && !command.unsigned && command.environmentKeys.isEmpty {
             return .failure("no --key/--salt: refusing to serve unsigned URLs (anyone could make the server fetch anything); "
                             + "pass --unsigned to do it on purpose")
         }
@@ -213,12 +240,20 @@ struct ServeCommand {
         let inner = redis.cache(over: cacheDirectory.map { ImageCache(directory: $0, config: cacheConfig) }
                                 ?? ImageCache(namespace: "default", config: cacheConfig))
         let cache = (try? s3.cache(over: inner)) ?? inner   // checked by parse
-        let downloader = Downloader(config: DownloaderConfig(sourceAddressPolicy: sourcePolicy))
+        var downloaderConfig = DownloaderConfig(sourceAddressPolicy: sourcePolicy)
+        if let downloadTimeout { downloaderConfig.downloadTimeout = downloadTimeout }
+        if let maxSourceBytes { downloaderConfig.maxResponseBytes = maxSourceBytes }
+        if let maxRedirects { downloaderConfig.maxRedirects = maxRedirects }
+        if let userAgent { downloaderConfig.httpHeaders["User-Agent"] = userAgent }
+        let downloader = Downloader(config: downloaderConfig)
         let loaders: [any ImageLoader] = localRoot == nil ? [downloader] : [downloader, FileLoader()]
         let manager = WebImageManager(cache: cache, loader: (try? s3.loaders(loaders)) ?? LoadersManager(loaders: loaders),
                                       config: WebImageManagerConfig(maxVariantMemoryCost: variantMemoryLimit, variantMemoryAdmission: .whenReused))
-        let signing: ImageServerConfig.Signing = keyHex.map { .signed(keyHex: $0, saltHex: saltHex ?? "") } ?? .unsigned
-        var config = ImageServerConfig(bindAddress: bind, port: port, signing: signing, allowedHosts: allowedHosts, servesDemoPage: demo || (signing == .unsigned && sourcePolicy != .publicOnly),
+        let signing: ImageServerConfig.Signing = keyHex.map { .signed(keyHex: $0, saltHex: saltHex ?? "") }
+            ?? (environmentKeys.isEmpty ? .unsigned : .signedWithAnyOf(environmentKeys))
+        for line in ignoredEnvironment { Console.error("webimage serve: \(line)\n") }
+        var config = ImageServerConfig(bindAddress: bind, port: port, signing: signing, allowedHosts: allowedHosts, cacheMaxAge: cacheMaxAge,
+                                       servesDemoPage: demo || (signing == .unsigned && sourcePolicy != .publicOnly),
                                        demoSamplesDirectory: DemoCommand.samplesDirectory())
         if let maxInFlight { config.maxInFlight = maxInFlight }
         if let queue { config.queueLimit = queue }

@@ -35,6 +35,8 @@ enum Usage {
       --auto-format   choose AVIF or WebP from the Accept header when the URL names no format (Vary: Accept)
       --redis URL, --redis-namespace, --redis-timeout MS, --redis-fill-wait S, --s3-bucket NAME, --s3-endpoint URL,
       --s3-region NAME, --s3-namespace NAME: the shared tiers, as for webimage fetch (webimage help)
+      environment     imgproxy's configuration is read first (the flags win); Docs/imgproxy-config.md has the table:
+                      \(ImgproxyEnvironment.honouredNames.joined(separator: " "))
 
            webimage health [URL]        GET URL (default http://127.0.0.1:8080/health, or the port of $IMGPROXY_BIND or
                                         $PORT) and exit 0 when it answers 200, else 1: a container's health check

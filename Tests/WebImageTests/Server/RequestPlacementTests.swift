@@ -114,7 +114,7 @@ import Testing
     /// A handler over the test's pools and `slots`, as ``ImageServer`` makes one.
     private func handler(slots: ProcessingSlots, metrics: ServerMetrics, manager: WebImageManager) -> ImageRequestHandler {
         ImageRequestHandler(manager: manager, config: ImageServerConfig(port: 0, signing: .unsigned, coders: ServerFixture.coders),
-                            signer: nil, metrics: metrics, slots: slots, state: ServerState(),
+                            signers: [], metrics: metrics, slots: slots, state: ServerState(),
                             executors: (requests: Self.requests, coldWork: Self.cold))
     }
 

@@ -31,6 +31,8 @@ import Testing
             #expect(missing.isEmpty, "\(arguments) does not name \(missing.sorted())")
             #expect(outcome.outputText.hasPrefix("usage: webimage serve"), "\(arguments)")
             #expect(outcome.outputText.contains("webimage health"))
+            let unnamed = ImgproxyEnvironment.honouredNames.filter { !outcome.outputText.contains($0) }
+            #expect(unnamed.isEmpty, "\(arguments) does not name \(unnamed)")
         }
     }
 
