@@ -153,19 +153,9 @@ final class ScriptedServer: Sendable {
     /// `answer` is sent for each request; with `endless`, bytes follow it as fast as the client takes
     /// them until it goes away (a body with no end in sight).
     init(answer: String, keepsAlive: Bool = false, endless: Bool = false) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = try listenOnLoopback(backlog: 8)
         self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(listener, socketAddress, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw TestHTTPServerError(call: "bind", code: errno) }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         let bytes = Array(answer.utf8)
         Thread { [accepted] in
             while true {

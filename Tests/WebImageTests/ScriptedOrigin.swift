@@ -21,19 +21,9 @@ final class ScriptedOrigin: Sendable {
     private let counters = Mutex<(requests: [String: Int], lateWritten: Int, connections: Int)>(([:], 0, 0))
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = try listenOnLoopback(backlog: 16)
         self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(listener, socketAddress, length) == 0 && listen(listener, 16) == 0 && getsockname(listener, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw TestHTTPServerError(call: "bind", code: errno) }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         Thread { [self] in
             while true {
                 let client = accept(listener, nil, nil)
@@ -107,4 +97,25 @@ final class ScriptedOrigin: Sendable {
             return true
         }
     }
+}
+
+/// A TCP socket listening on 127.0.0.1 at a free port: the socket and its port (for the scripted
+/// servers of the tests, which write their answers byte for byte).
+func listenOnLoopback(backlog: Int32) throws -> (socket: Int32, port: Int) {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            bind(listener, socketAddress, length) == 0 && listen(listener, backlog) == 0 && getsockname(listener, socketAddress, &length) == 0
+        }
+    }
+    guard bound else {
+        let code = errno
+        close(listener)
+        throw TestHTTPServerError(call: "bind", code: code)
+    }
+    return (listener, Int(UInt16(bigEndian: address.sin_port)))
 }

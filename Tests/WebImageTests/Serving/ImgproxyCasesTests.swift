@@ -83,28 +83,15 @@ import Testing
                 fixture.sources.route(route, TestResponse(headers: [("Content-Type", "image/png")], body: png))
             }
         }
-        let mismatches = try await withThrowingTaskGroup(of: String?.self) { group in
-            var pending = Self.cases.makeIterator()
-            func addNext() {
-                guard let testCase = pending.next() else { return }
-                group.addTask {
-                    let route = "/\(testCase.source.width)x\(testCase.source.height)-o\(testCase.orientation.rawValue).png"
-                    let reply = try await fixture.get(Self.path(testCase, source: fixture.source(route)))
-                    guard let expected = testCase.expected else {
-                        return reply.status == 400 ? nil : "\(testCase): \(reply.status), expected 400"
-                    }
-                    guard reply.status == 200 else { return "\(testCase): \(reply.status) \(String(decoding: reply.body, as: UTF8.self))" }
-                    let size = try ServerFixture.coders.decode(reply.body).size
-                    return size == expected ? nil : "\(testCase): \(size), imgproxy \(expected)"
-                }
+        let mismatches = try await Self.mismatches(Self.cases) { testCase in
+            let route = "/\(testCase.source.width)x\(testCase.source.height)-o\(testCase.orientation.rawValue).png"
+            let reply = try await fixture.get(Self.path(testCase, source: fixture.source(route)))
+            guard let expected = testCase.expected else {
+                return reply.status == 400 ? nil : "\(testCase): \(reply.status), expected 400"
             }
-            for _ in 0..<4 { addNext() }
-            var found: [String] = []
-            while let result = try await group.next() {
-                if let result { found.append(result) }
-                addNext()
-            }
-            return found
+            guard reply.status == 200 else { return "\(testCase): \(reply.status) \(String(decoding: reply.body, as: UTF8.self))" }
+            let size = try ServerFixture.coders.decode(reply.body).size
+            return size == expected ? nil : "\(testCase): \(size), imgproxy \(expected)"
         }
         #expect(mismatches.isEmpty, "\(mismatches.count) cases differ:\n\(mismatches.sorted().joined(separator: "\n"))")
         await fixture.stop()
@@ -128,23 +115,31 @@ import Testing
             let gif = try ServerFixture.coders.encode(try Self.animation(PixelSize(width: parts[0], height: parts[1])), as: .gif)
             fixture.sources.route("/\(size).gif", TestResponse(headers: [("Content-Type", "image/gif")], body: gif))
         }
-        let mismatches = try await withThrowingTaskGroup(of: String?.self) { group in
+        let mismatches = try await Self.mismatches(cases) { testCase in
+            let route = "/\(testCase.source.width)x\(testCase.source.height).gif"
+            let reply = try await fixture.get(Self.path(testCase, source: fixture.source(route)))
+            guard reply.status == 200 else { return "\(testCase): \(reply.status) \(String(decoding: reply.body, as: UTF8.self))" }
+            let image = try ServerFixture.coders.decode(reply.body)
+            let sizes = image.frames.map(\.image.size)
+            // JPEG (`f:jpeg`) holds one frame; every other output here keeps the three.
+            let frames = reply.header("Content-Type") == "image/jpeg" ? 1 : 3
+            guard sizes.count == frames else { return "\(testCase): \(sizes.count) frames, expected \(frames)" }
+            let wrong = sizes.filter { $0 != testCase.expected }
+            return wrong.isEmpty && image.size == testCase.expected ? nil
+                : "\(testCase): \(image.size), frames \(sizes), imgproxy \(testCase.expected!)"
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) cases differ:\n\(mismatches.sorted().prefix(40).joined(separator: "\n"))")
+        await fixture.stop()
+    }
+
+    /// Runs `check` on every case, four at a time (the server's processing slots on two cores);
+    /// returns what the checks found wrong.
+    static func mismatches(_ cases: [Case], _ check: @escaping @Sendable (Case) async throws -> String?) async throws -> [String] {
+        try await withThrowingTaskGroup(of: String?.self) { group in
             var pending = cases.makeIterator()
             func addNext() {
                 guard let testCase = pending.next() else { return }
-                group.addTask {
-                    let route = "/\(testCase.source.width)x\(testCase.source.height).gif"
-                    let reply = try await fixture.get(Self.path(testCase, source: fixture.source(route)))
-                    guard reply.status == 200 else { return "\(testCase): \(reply.status) \(String(decoding: reply.body, as: UTF8.self))" }
-                    let image = try ServerFixture.coders.decode(reply.body)
-                    let sizes = image.frames.map(\.image.size)
-                    // JPEG (`f:jpeg`) holds one frame; every other output here keeps the three.
-                    let frames = reply.header("Content-Type") == "image/jpeg" ? 1 : 3
-                    guard sizes.count == frames else { return "\(testCase): \(sizes.count) frames, expected \(frames)" }
-                    let wrong = sizes.filter { $0 != testCase.expected }
-                    return wrong.isEmpty && image.size == testCase.expected ? nil
-                        : "\(testCase): \(image.size), frames \(sizes), imgproxy \(testCase.expected!)"
-                }
+                group.addTask { try await check(testCase) }
             }
             for _ in 0..<4 { addNext() }
             var found: [String] = []
@@ -154,8 +149,6 @@ import Testing
             }
             return found
         }
-        #expect(mismatches.isEmpty, "\(mismatches.count) cases differ:\n\(mismatches.sorted().prefix(40).joined(separator: "\n"))")
-        await fixture.stop()
     }
 
     /// A 3-frame animation of `size`: the gradient of ``source(_:orientation:)`` shifted per frame.

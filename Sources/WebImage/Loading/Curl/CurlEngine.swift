@@ -25,6 +25,7 @@ final class CurlEngine: Sendable {
     /// variable `WEBIMAGE_CURL_THREADS` says (1 to 64; read once).
     private static let all: [CurlEngine] = (0..<count).map { CurlEngine(index: $0) }
 
+    /// How many engines the process has (decided once, on first use).
     static let count: Int = {
         if let text = ProcessInfo.processInfo.environment["WEBIMAGE_CURL_THREADS"], let given = Int(text), (1...64).contains(given) {
             return given

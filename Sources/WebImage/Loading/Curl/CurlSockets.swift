@@ -7,11 +7,21 @@ import Synchronization
 /// can be an answer nobody asked for (HTTP/1) or are frames of the protocol (HTTP/2 PING, SETTINGS).
 ///
 /// One table for every engine thread (socket numbers are the process's), behind a lock: it is
-/// touched when a connection opens or closes and once before each request, never per byte.
+/// touched when a connection opens or closes and once before each request, never per byte. A
+/// socket's ports are read from the kernel once, the first time a request asks (a connected
+/// socket's ports never change), so the lookup before a request makes no system call for the
+/// connections already seen.
 enum CurlSockets {
+    private struct Ports: Hashable {
+        var local: Int
+        var peer: Int
+    }
+
     private struct Table {
         var open: Set<Int32> = []
         var multiplexed: Set<Int32> = []
+        /// The ports of open sockets, once read.
+        var ports: [Int32: Ports] = [:]
     }
 
     private static let table = Mutex(Table())
@@ -21,6 +31,7 @@ enum CurlSockets {
         table.withLock { table in
             table.open.insert(socket)
             table.multiplexed.remove(socket)
+            table.ports[socket] = nil
         }
     }
 
@@ -29,6 +40,7 @@ enum CurlSockets {
         table.withLock { table in
             table.open.remove(socket)
             table.multiplexed.remove(socket)
+            table.ports[socket] = nil
         }
     }
 
@@ -45,10 +57,19 @@ enum CurlSockets {
 
     /// The open socket from `localPort` to `peerPort`.
     static func socket(localPort: Int, peerPort: Int) -> Int32? {
-        let open = table.withLock { $0.open }
-        return open.first { socket in
-            port(of: socket, peer: false) == localPort && port(of: socket, peer: true) == peerPort
+        let wanted = Ports(local: localPort, peer: peerPort)
+        let (known, unread) = table.withLock { table in
+            (table.ports.first { $0.value == wanted }?.key, table.open.filter { table.ports[$0] == nil })
         }
+        if let known { return known }
+        var found: Int32?
+        for socket in unread {
+            guard let local = port(of: socket, peer: false), let peer = port(of: socket, peer: true) else { continue }   // not connected yet
+            let ports = Ports(local: local, peer: peer)
+            table.withLock { table in if table.open.contains(socket) { table.ports[socket] = ports } }
+            if ports == wanted { found = socket }
+        }
+        return found
     }
 
     /// Whether `socket` has anything to read now (bytes, or the peer's close), without waiting.

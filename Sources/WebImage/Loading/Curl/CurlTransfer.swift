@@ -94,6 +94,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// - Returns: whether it was running.
     func cancel(in multi: UnsafeMutableRawPointer) -> Bool {
         isCancelled = true
+        delegate = nil
         return detach(from: multi)
     }
 
