@@ -86,6 +86,7 @@ static enum MHD_Result chttp_access(void *cls, struct MHD_Connection *connection
         .path = url,
         .accept = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
         .if_none_match = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH),
+        .authorization = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
     };
     server->handler(server->context, request, &info);
     /* `suspended` first: once suspended, `answered` is written by the answering thread. */

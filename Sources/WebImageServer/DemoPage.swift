@@ -11,8 +11,8 @@ enum DemoPage {
     static let sizes = [64, 160, 320]
     static let formats = ["", "jpg", "png", "webp", "avif"]
 
-    /// The page, for sources at `sampleBase` (an http URL ending in `/`).
-    static func html(signature: String?, sampleBase: String, signer: ProcessingURLSigner?) -> String {
+    /// The page, for sources at `sampleBase` (an http URL ending in `/`), its image URLs under `pathPrefix`.
+    static func html(signature: String?, sampleBase: String, signer: ProcessingURLSigner?, pathPrefix: String = "") -> String {
         var rows = ""
         for sample in samples {
             rows += "<h2>\(sample)</h2>\n<div class=\"row\">\n"
@@ -20,7 +20,7 @@ enum DemoPage {
                 for format in formats {
                     let suffix = format.isEmpty ? "" : "@\(format)"
                     let path = "/rs:fit:\(size):\(size)/plain/\(sampleBase)\(sample)\(suffix)"
-                    let src = "/" + (signature ?? signer?.signature(of: path) ?? "insecure") + path
+                    let src = pathPrefix + "/" + (signature ?? signer?.signature(of: path) ?? "insecure") + path
                     let label = "\(size) px, \(format.isEmpty ? "auto (Accept)" : format)"
                     rows += "  <figure><img src=\"\(src)\" alt=\"\(sample) \(label)\"><figcaption>\(label)</figcaption></figure>\n"
                 }
@@ -35,7 +35,7 @@ enum DemoPage {
         img{display:block;background:repeating-conic-gradient(#ddd 0 25%,#fff 0 50%) 0 0/16px 16px}</style></head>
         <body><h1>WebImage serve</h1>
         <p>Each picture is an imgproxy-style URL answered by this server: fitted, encoded and cached. The automatic column
-        follows your browser's <code>Accept</code> header. <a href="/metrics">/metrics</a> · <a href="/health">/health</a></p>
+        follows your browser's <code>Accept</code> header. <a href="\(pathPrefix)/metrics">/metrics</a> · <a href="\(pathPrefix)/health">/health</a></p>
         \(rows)<script>
         // For people and for scripts/demo-screenshot.sh: how many pictures loaded, in the title.
         window.addEventListener('load', () => {

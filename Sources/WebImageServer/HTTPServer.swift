@@ -9,6 +9,7 @@ struct HTTPRequest: Sendable {
     var path: String
     var accept: String?
     var ifNoneMatch: String?
+    var authorization: String? = nil
 }
 
 /// One answer: a status, headers, and a body (`Content-Length` is set by libmicrohttpd).
@@ -17,8 +18,13 @@ struct HTTPResponse: Sendable {
     var headers: [(name: String, value: String)]
     var body: Data
 
+    /// A plain-text answer; an error (4xx, 5xx) also says `Cache-Control: no-cache`, so no CDN keeps
+    /// a failure (a 404 without it may be cached by heuristics, RFC 9111 4.2.2).
     static func text(_ status: Int, _ text: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + headers, body: Data((text + "\n").utf8))
+        let noCache: [(name: String, value: String)] = status >= 400 && !headers.contains { $0.name == "Cache-Control" }
+            ? [("Cache-Control", "no-cache")] : []
+        return HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + noCache + headers,
+                            body: Data((text + "\n").utf8))
     }
 }
 
@@ -149,7 +155,8 @@ final class HTTPServer: Sendable {
         guard let context, let request, let info = info?.pointee else { return }
         let core = Unmanaged<Core>.fromOpaque(context).takeUnretainedValue()
         let copy = HTTPRequest(method: String(cString: info.method), path: String(cString: info.path),
-                               accept: info.accept.map { String(cString: $0) }, ifNoneMatch: info.if_none_match.map { String(cString: $0) })
+                               accept: info.accept.map { String(cString: $0) }, ifNoneMatch: info.if_none_match.map { String(cString: $0) },
+                               authorization: info.authorization.map { String(cString: $0) })
         let (executor, work, abandon): (any TaskExecutor, @Sendable () async -> HTTPResponse, @Sendable () -> Void)
         switch core.dispatcher(copy) {
         case .answer(let response): return Core.send(response, to: request)

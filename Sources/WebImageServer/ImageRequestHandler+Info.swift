@@ -8,7 +8,7 @@ extension ImageRequestHandler {
     /// answered before a processing slot is taken; cold ones decode the source small, in a slot.
     func info(for request: HTTPRequest) async -> HTTPResponse {
         let parsed: InfoRequest, source: URL
-        switch admitted(String(request.path.dropFirst("/info".count)), parse: { try InfoRequest(path: $0) }) {
+        switch admitted(String(request.path.dropFirst("/info".count)), parse: { try InfoRequest(path: $0, separator: config.urlParsing.argumentsSeparator) }) {
         case .success(let admitted): (parsed, source) = admitted
         case .failure(let refusal): return refusal.response
         }

@@ -49,8 +49,13 @@ struct ImageRequestHandler: Sendable {
     ///   enqueued in between: a window of microseconds.)
     /// - Everything else (`/info`, `/metrics`, the demo page and its samples) goes on in a task on
     ///   the requests' executor.
-    func dispatch(_ request: HTTPRequest) -> HTTPDispatch {
+    ///
+    /// Under a ``ImageServerConfig/pathPrefix`` every route sits below it, and a path outside it is 404.
+    func dispatch(_ received: HTTPRequest) -> HTTPDispatch {
         let started = ContinuousClock.now
+        guard let request = routed(received) else {
+            return .answer(record(.text(404, "not found: outside \(config.pathPrefix)"), since: started))
+        }
         switch route(of: request) {
         case .answer(let response):
             return .answer(record(response, since: started))
@@ -68,9 +73,34 @@ struct ImageRequestHandler: Sendable {
         }
     }
 
-    /// `response`, recorded in the metrics as taking from `started` until now.
+    /// `request` with its path inside the ``ImageServerConfig/pathPrefix`` (and the extra health
+    /// path as `/health`); `nil` when the path is outside the prefix.
+    private func routed(_ request: HTTPRequest) -> HTTPRequest? {
+        var request = request
+        if !config.pathPrefix.isEmpty {
+            guard request.path.hasPrefix(config.pathPrefix) else { return nil }
+            let inside = request.path.dropFirst(config.pathPrefix.count)
+            guard inside.isEmpty || inside.hasPrefix("/") || config.pathPrefix.hasSuffix("/") else { return nil }
+            request.path = inside.hasPrefix("/") ? String(inside) : "/" + inside
+        }
+        if let extra = config.healthCheckPath, request.path == extra { request.path = "/health" }
+        return request
+    }
+
+    /// Whether `request` carries the ``ImageServerConfig/secret`` as `Authorization: Bearer <secret>`
+    /// (compared in constant time, as imgproxy does); always when there is none.
+    private func hasSecret(_ request: HTTPRequest) -> Bool {
+        guard let secret = config.secret else { return true }
+        return ConstantTime.equals(Array((request.authorization ?? "").utf8), Array("Bearer \(secret)".utf8))
+    }
+
+    /// `response`, recorded in the metrics as taking from `started` until now, with the CORS
+    /// headers of ``ImageServerConfig/allowOrigin``.
     private func record(_ response: HTTPResponse, since started: ContinuousClock.Instant) -> HTTPResponse {
         metrics.recordRequest(status: response.status, bytesOut: response.body.count, duration: .now - started)
+        guard let origin = config.allowOrigin else { return response }
+        var response = response
+        response.headers += [("Access-Control-Allow-Origin", origin), ("Access-Control-Allow-Methods", "GET, OPTIONS")]
         return response
     }
 
@@ -83,12 +113,15 @@ struct ImageRequestHandler: Sendable {
     }
 
     private func route(of request: HTTPRequest) -> Route {
+        if request.method == "OPTIONS" { return .answer(HTTPResponse(status: 200, headers: [], body: Data())) }   // as imgproxy: CORS preflight
         guard request.method == "GET" || request.method == "HEAD" else { return .answer(methodRefusal) }
         switch request.path {
         case "/health": return .answer(health)
         case "/metrics", "/", "/index.html", "/favicon.ico", "/robots.txt": return .task
         default:
-            guard !request.path.hasPrefix("/samples/"), !request.path.hasPrefix("/info/") else { return .task }
+            guard !request.path.hasPrefix("/samples/") else { return .task }
+            guard hasSecret(request) else { return .answer(.text(403, "forbidden: invalid secret")) }
+            guard !request.path.hasPrefix("/info/") else { return .task }
             switch imageRequest(for: request) {
             case .failure(let refusal): return .answer(refusal.response)
             case .success(let image):
@@ -118,7 +151,8 @@ struct ImageRequestHandler: Sendable {
                                 body: Data(metrics.render(shared: (manager.cache as? any SharedTierReporting)?.sharedTierReports ?? []).utf8))
         case "/", "/index.html":
             guard servesDemo else { return .text(404, "not found") }
-            let page = DemoPage.html(signature: signers.isEmpty ? "insecure" : nil, sampleBase: sampleBase, signer: signers.first)
+            let page = DemoPage.html(signature: signers.isEmpty ? "insecure" : nil, sampleBase: sampleBase, signer: signers.first,
+                                     pathPrefix: config.pathPrefix)
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")],
                                 body: Data(page.utf8))
         case "/favicon.ico", "/robots.txt":
@@ -136,14 +170,14 @@ struct ImageRequestHandler: Sendable {
     private var sampleBase: String {
         let host = config.bindAddress == "0.0.0.0" || config.bindAddress == "::" ? "127.0.0.1"
             : config.bindAddress.contains(":") ? "[\(config.bindAddress)]" : config.bindAddress
-        return "http://\(host):\(state.port)/samples/"
+        return "http://\(host):\(state.port)\(config.pathPrefix)/samples/"
     }
 
     /// Whether the server may fetch `source`: a host ``ImageServerConfig/allowedHosts`` allows, or
     /// one of the demo page's own samples while the page is served.
     private func allows(_ source: URL) -> Bool {
-        if config.allows(host: source.host ?? "") { return true }
         let text = source.absoluteString
+        if config.allows(host: source.host ?? ""), config.allows(sourceText: text) { return true }
         return servesDemo && text.hasPrefix(sampleBase) && DemoPage.samples.contains(String(text.dropFirst(sampleBase.count)))
     }
 
@@ -167,7 +201,8 @@ struct ImageRequestHandler: Sendable {
     /// `request`'s path admitted and its variant's parameters, or the answer that refuses it.
     private func imageRequest(for request: HTTPRequest) -> Result<ImageRequest, Refusal> {
         admitted(request.path, parse: { path in
-            try ProcessingRequest(path: path, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions)
+            try ProcessingRequest(path: path, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions,
+                                  defaults: config.processingDefaults, parsing: config.urlParsing)
         }).map { parsed, source in
             ImageRequest(parsed: parsed, source: source,
                          parameters: VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
@@ -217,12 +252,13 @@ struct ImageRequestHandler: Sendable {
 
     /// A path taken apart, its signature checked before any option is parsed (an unsigned caller
     /// cannot probe the parser), its options parsed by `parse`, and its source resolved; or the
-    /// answer that refuses it: 400 for a bad path or option, 403 for a bad signature, a forbidden
-    /// option or source, 404 for an expired URL or a local path leading out of the root.
+    /// answer that refuses it: 400 for a bad path or option, 403 for a bad signature or a forbidden
+    /// option, 404 (as imgproxy) for an expired URL, a source URL that is not allowed, and a local
+    /// source that is disabled or leads out of the root.
     func admitted<Parsed>(_ text: String, parse: (ProcessingPath) throws -> Parsed) -> Result<(Parsed, URL), Refusal> {
         let path: ProcessingPath
         do {
-            path = try ProcessingPath(path: text)
+            path = try ProcessingPath(path: text, parsing: config.urlParsing)
         } catch {
             return .failure(Refusal(response: .text(400, "bad request: \(error.reason)")))
         }
@@ -243,7 +279,8 @@ struct ImageRequestHandler: Sendable {
     /// A 403 when the path's signature is wrong (or, unsigned, when its first segment is an option), else `nil`.
     private func signatureRefusal(for path: ProcessingPath) -> HTTPResponse? {
         if !signers.isEmpty {
-            guard signers.contains(where: { $0.isValid(path.signature, for: path.signedPath) }) else {
+            guard config.trustedSignatures.contains(path.signature)
+                    || signers.contains(where: { $0.isValid(path.signature, for: path.signedPath) }) else {
                 return .text(403, "forbidden: bad signature")
             }
         } else if path.signature.contains(":") {
@@ -258,16 +295,19 @@ struct ImageRequestHandler: Sendable {
     }
 
     /// The URL to load for the path's source: a `local:///` path as a file under the local root, or
-    /// an allowed host's URL; otherwise the 403 or 404 to answer.
+    /// an allowed source's URL; otherwise the 404 to answer.
     private func resolvedSource(of path: ProcessingPath) -> Result<URL, Refusal> {
         let source = path.source
+        if source.scheme?.lowercased() == "s3", !config.readsS3Sources {
+            return .failure(Refusal(response: .text(404, "not found: s3 sources are not enabled on this server (IMGPROXY_USE_S3)")))
+        }
         guard source.scheme?.lowercased() == "local" else {
-            return allows(source) ? .success(source) : .failure(Refusal(response: .text(403, "forbidden: the source host is not allowed")))
+            return allows(source) ? .success(source) : .failure(Refusal(response: .text(404, "not found: the source URL is not allowed")))
         }
         do throws(LocalSource.Refusal) {
             return .success(try LocalSource.fileURL(for: source, root: config.localRoot))
         } catch .disabled {
-            return .failure(Refusal(response: .text(403, "forbidden: local sources are not enabled on this server")))
+            return .failure(Refusal(response: .text(404, "not found: local sources are not enabled on this server (--local-root, IMGPROXY_LOCAL_FILESYSTEM_ROOT)")))
         } catch {
             return .failure(Refusal(response: .text(404, "not found: the local path leads outside the local root")))
         }
@@ -322,14 +362,15 @@ struct ImageRequestHandler: Sendable {
         cacheControl(expires: request.expires)
     }
 
-    /// `public, max-age=N` for a URL that expires at the Unix time `expires` (0: never).
+    /// imgproxy's `max-age=N, public` for a URL that expires at the Unix time `expires` (0: never);
+    /// `no-cache` when the TTL is 0.
     func cacheControl(expires: Int64) -> String {
         var age = config.cacheMaxAge
         if expires > 0 {
             let left = Int(Double(expires) - Date().timeIntervalSince1970)
             if left > 0 { age = min(age, left) }
         }
-        return "public, max-age=\(age)"
+        return age > 0 ? "max-age=\(age), public" : "no-cache"
     }
 
     /// imgproxy's `Content-Disposition`: `inline` (or `attachment` with `return_attachment`) and a
@@ -371,26 +412,33 @@ struct ImageRequestHandler: Sendable {
     }
 
     /// The status a CDN understands for each failure, and a short text without internals. As
-    /// imgproxy 4: a source's 4xx is passed through and its 5xx is 502.
+    /// imgproxy 4 (its `errctx` statuses): a source's 4xx is passed through and its 5xx is 502; an
+    /// unreachable source, a refused source address and too many redirects 404; a source that cannot
+    /// be processed (not an image WebImage reads, too large in bytes or pixels, corrupt, incomplete,
+    /// or asked for in a format that cannot be written) 422. WebImage's own difference: a bad option
+    /// or URL is 400 (imgproxy answers 404), which says the URL, not the source, is wrong.
     static func status(for error: WebImageError) -> (Int, String) {
         switch error {
         case .invalidURL, .unsupportedOption: (400, "bad request")
-        case .sourceRefused: (403, "forbidden: the source address is refused")
+        case .sourceRefused: (404, "the source address is not allowed")
         case .badStatusCode(404, _, _): (404, "the source was not found")
         case .badStatusCode(let code, _, _) where (400..<500).contains(code): (code, "the source answered \(code)")
         case .badStatusCode(let code, _, _): (502, "the source answered \(code)")
-        case .responseTooLarge: (413, "the source is too large")
-        case .unacceptableContentType, .decodingFailed(.unsupportedFormat, _): (415, "the source is not an image")
-        case .decodingFailed(.imageTooLarge, _), .encodingFailed(.imageTooLarge, _): (413, "the image is too large")
+        case .responseTooLarge: (422, "the source file is too large")
+        case .unacceptableContentType, .decodingFailed(.unsupportedFormat, _): (422, "the source is not an image WebImage reads")
+        case .decodingFailed(.imageTooLarge, _), .decodingFailed(.animationTooLarge, _): (422, "the source's resolution is too large")
+        case .encodingFailed(.imageTooLarge, _): (422, "the result would be too large")
         case .transformFailed: (422, "the image cannot be processed as asked (the result would be too large, or nothing would be left)")
         case .decodingFailed, .emptyResponse: (422, "the image cannot be decoded")
-        case .encodingFailed(.unsupportedEncoding, _): (415, "the output format cannot be written")
+        case .truncatedResponse: (422, "the source's answer is incomplete")
+        case .encodingFailed(.unsupportedEncoding, _): (422, "the output format cannot be written")
         case .encodingFailed: (500, "the image cannot be encoded")
         case .timedOut: (504, "the source timed out")
         case .blockedURL: (404, "the source failed recently and is not fetched again for a while")
         case .transport(let error, _) where [.fileDoesNotExist, .fileIsDirectory, .noPermissionsToReadFile].contains(error.code):
             (404, "the source was not found")   // a local:/// source that is missing, a folder, or unreadable
-        case .truncatedResponse, .transport, .tooManyRedirects, .rejected, .notModified: (502, "the source failed")
+        case .transport, .tooManyRedirects, .rejected: (404, "the source is unreachable")
+        case .notModified: (502, "the source failed")
         case .cancelled, .shutDown: (503, "the server is stopping")
         case .notInCache, .cacheStoreFailed: (500, "internal error")
         }

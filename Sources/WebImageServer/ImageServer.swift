@@ -55,7 +55,7 @@ public final class ImageServer: Sendable {
         var signers: [ProcessingURLSigner] = []
         for (index, pair) in keys.enumerated() {
             do throws(ProcessingURLSigner.InvalidKey) {
-                signers.append(try ProcessingURLSigner(keyHex: pair.keyHex, saltHex: pair.saltHex))
+                signers.append(try ProcessingURLSigner(keyHex: pair.keyHex, saltHex: pair.saltHex, signatureSize: config.signatureSize))
             } catch {
                 throw .invalidConfiguration("--key/--salt\(keys.count > 1 ? " (pair \(index + 1))" : ""): \(error.reason)")
             }
@@ -139,10 +139,13 @@ public final class ImageServer: Sendable {
     /// Applies every preset to an empty request, so a bad one stops the server at start (as imgproxy refuses to start).
     private static func checkPresets(_ config: ImageServerConfig) throws(ServerError) {
         for (name, _) in config.presets {
-            let probe = ProcessingPath(signature: "-", signedPath: "/", optionSegments: ["pr:\(name)"],
+            let probe = ProcessingPath(signature: "-", signedPath: "/", optionSegments: ["pr\(config.urlParsing.argumentsSeparator)\(name)"],
                                        source: URL(string: "http://preset.check/")!, extensionText: nil)
             do {
-                _ = try ProcessingRequest(path: probe, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions)
+                var parsing = config.urlParsing
+                parsing.allowedProcessingOptions = []   // a preset may use any option
+                _ = try ProcessingRequest(path: probe, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions,
+                                          defaults: config.processingDefaults, parsing: parsing)
             } catch let error as ProcessingPath.Invalid {
                 throw .invalidConfiguration("preset \(name): \(error.reason)")
             } catch let error as ProcessingRequest.Forbidden {

@@ -44,7 +44,8 @@ public struct ImageServerConfig: Sendable {
     /// Host patterns a source URL must match (`example.com`, `*.example.com`); default empty: any host
     /// (the manager's ``WebImage/SourceAddressPolicy`` still applies).
     public var allowedHosts: [String]
-    /// `Cache-Control: public, max-age=` for images; default a year for signed URLs, an hour when unsigned.
+    /// `Cache-Control: max-age=N, public` for images, in seconds (imgproxy's `IMGPROXY_TTL`); default
+    /// a year, as imgproxy; 0: `no-cache`. Errors carry `no-cache` whatever this is.
     public var cacheMaxAge: Int
     /// Whether `/` serves the demo page; default `true` with `.unsigned`, `false` with a key. Its
     /// sample sources are this server's own `/samples/` files, which ``allowedHosts`` does not refuse;
@@ -77,10 +78,42 @@ public struct ImageServerConfig: Sendable {
     /// default `nil`: `watermark` changes nothing, as in imgproxy without one.
     public var watermark: WatermarkImage?
     /// The folder `local:///path` sources are read from (imgproxy's `IMGPROXY_LOCAL_FILESYSTEM_ROOT`);
-    /// default `nil`: local sources are refused (403). A path never reaches outside it: `..`
+    /// default `nil`: local sources are refused (404, as imgproxy). A path never reaches outside it: `..`
     /// segments and symbolic links that lead out are refused. The manager needs a
     /// ``WebImage/FileLoader`` among its loaders.
     public var localRoot: URL?
+    /// What every URL's options start from (imgproxy's quality, security and metadata settings);
+    /// default ``ProcessingDefaults/init(quality:formatQualities:maxSourcePixels:maxAnimationFrames:maxAnimationFramePixels:maxResultDimension:stripsColorProfile:keepsCopyright:autoRotate:)``'s.
+    public var processingDefaults = ProcessingDefaults()
+    /// Source URL patterns (imgproxy's `IMGPROXY_ALLOWED_SOURCES`): a source must start with one, a
+    /// `*` standing for any run of characters but `/` (`https://*.example.com/`); default empty: any
+    /// source. Checked with ``allowedHosts``; a source refused is answered 404, as imgproxy.
+    public var allowedSources: [String] = []
+    /// A path every route sits under (imgproxy's `IMGPROXY_PATH_PREFIX`, such as `/images`); default
+    /// empty. A request outside it is answered 404.
+    public var pathPrefix = ""
+    /// The bytes of the HMAC a signature keeps (imgproxy's `IMGPROXY_SIGNATURE_SIZE`, 1–32); default 32.
+    /// ``ImageServer/init(manager:config:)`` throws for another size.
+    public var signatureSize = 32
+    /// A secret every image and `/info` request must carry as `Authorization: Bearer <secret>`, or
+    /// be answered 403 (imgproxy's `IMGPROXY_SECRET`: for a server only a CDN may reach); default `nil`.
+    public var secret: String?
+    /// The `Access-Control-Allow-Origin` of every answer, with `Access-Control-Allow-Methods: GET,
+    /// OPTIONS` (imgproxy's `IMGPROXY_ALLOW_ORIGIN`); default `nil`: no CORS headers.
+    public var allowOrigin: String?
+    /// Signatures accepted for any path without being checked (imgproxy's `IMGPROXY_TRUSTED_SIGNATURES`);
+    /// default none.
+    public var trustedSignatures: Set<String> = []
+    /// Whether `s3://bucket/key` sources are read (imgproxy's `IMGPROXY_USE_S3`); default `true`
+    /// (the manager's loaders decide: an ``WebImageS3/S3Loader`` reads them); `false`: answered 404.
+    /// `webimage serve` turns it off unless `IMGPROXY_USE_S3` is set, as imgproxy.
+    public var readsS3Sources = true
+    /// How URLs are read beyond imgproxy's grammar: a base URL, source rewrites, the arguments
+    /// separator, presets only, the options allowed (imgproxy's URL settings); default imgproxy's.
+    public var urlParsing = URLParsing()
+    /// A second path answered as `/health` is (imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`); default `nil`.
+    public var healthCheckPath: String?
+
     /// Whether a cold request keeps its source's downloaded bytes in the disk tier, so that another
     /// size of the same source is made without downloading it again (thumbor's storage); default
     /// `false`, as imgproxy: a cold request then writes only its result, not a source of a megabyte
@@ -122,11 +155,17 @@ public struct ImageServerConfig: Sendable {
         self.maxInFlight = max(1, maxInFlight)
         self.queueLimit = max(0, queueLimit)
         self.allowedHosts = allowedHosts
-        self.cacheMaxAge = cacheMaxAge ?? (signing == .unsigned ? 3600 : 31_536_000)
+        self.cacheMaxAge = max(0, cacheMaxAge ?? 31_536_000)
         self.servesDemoPage = servesDemoPage ?? (signing == .unsigned)
         self.demoSamplesDirectory = demoSamplesDirectory
         self.idleTimeoutSeconds = max(1, idleTimeoutSeconds)
         self.drainTimeout = drainTimeout
+    }
+
+    /// Whether `source` (the URL's text) starts with one of ``allowedSources`` (any when the list is
+    /// empty), `*` matching any run of characters but `/` (``WildcardPattern``).
+    func allows(sourceText source: String) -> Bool {
+        allowedSources.isEmpty || allowedSources.contains { WildcardPattern($0).matchesPrefix(of: source) }
     }
 
     /// Whether `host` matches one of ``allowedHosts`` (any host when the list is empty).

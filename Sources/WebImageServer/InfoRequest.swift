@@ -22,14 +22,15 @@ struct InfoRequest: Sendable, Equatable {
 
     typealias Invalid = ProcessingPath.Invalid
 
-    init(path: ProcessingPath, now: Date = Date()) throws {
+    /// Parses `path`'s options, their arguments separated by `separator` (imgproxy's `IMGPROXY_ARGUMENTS_SEPARATOR`).
+    init(path: ProcessingPath, separator: Character = ":", now: Date = Date()) throws {
         if let text = path.extensionText { throw Invalid(reason: "an /info URL has no output format (\(text))") }
-        for segment in path.optionSegments { try apply(segment) }
+        for segment in path.optionSegments { try apply(segment, separator: separator) }
         if expires > 0 && Double(expires) < now.timeIntervalSince1970 { throw ProcessingRequest.Expired() }
     }
 
-    private mutating func apply(_ segment: String) throws(Invalid) {
-        var arguments = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+    private mutating func apply(_ segment: String, separator: Character) throws(Invalid) {
+        var arguments = segment.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
         let name = arguments.removeFirst()
         let reader = ArgumentReader(option: name, arguments: arguments)
         func toggle(_ field: ImageInfo.Fields, limit: Int = 1) throws(Invalid) {

@@ -37,7 +37,10 @@ struct ProcessingPath: Sendable, Equatable {
         self.extensionText = extensionText
     }
 
-    init(path: String) throws(Invalid) {
+    /// Takes `path` apart as `parsing` says (imgproxy's defaults unless given): its arguments
+    /// separator tells options from the source, only presets may be asked for, a base64 source may
+    /// carry a file name, and the source is rewritten and put under the base URL.
+    init(path: String, parsing: URLParsing = URLParsing()) throws(Invalid) {
         let trimmed = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
         guard let slash = trimmed.firstIndex(of: "/") else {
             throw Invalid(reason: "expected /<signature>/<options>/plain/<source URL> or /<signature>/<options>/<base64url source URL>")
@@ -50,21 +53,26 @@ struct ProcessingPath: Sendable, Equatable {
         self.signature = signature
         signedPath = "/" + rest
         let segments = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        if let first = segments.first, Self.basicFormatWords.contains(first) {
-            throw Invalid(reason: "imgproxy's old basic URL format (/\(first)/width/height/...) is not supported; use rs:\(first):width:height")
-        }
         var options: [String] = []
         var index = 0
+        if parsing.onlyPresets {   // imgproxy's parsePathPresets: the first segment names presets
+            options = ["preset" + String(parsing.argumentsSeparator) + segments[0]]
+            index = 1
+        } else if let first = segments.first, Self.basicFormatWords.contains(first) {
+            throw Invalid(reason: "imgproxy's old basic URL format (/\(first)/width/height/...) is not supported; use rs:\(first):width:height")
+        }
         var source: URL?
         var extensionText: String?
         while index < segments.count {
             let segment = segments[index]
             if segment == "plain" && index + 1 < segments.count {
-                (source, extensionText) = try Self.plainSource(segments[(index + 1)...].joined(separator: "/"))
+                (source, extensionText) = try Self.plainSource(segments[(index + 1)...].joined(separator: "/"), parsing: parsing)
                 break
             }
-            if !segment.contains(":") {
-                (source, extensionText) = try Self.base64Source(segments[index...].joined())
+            if parsing.onlyPresets || !segment.contains(parsing.argumentsSeparator) {
+                var encoded = segments[index...]
+                if parsing.base64IncludesFilename && encoded.count > 1 { encoded = encoded.dropLast() }
+                (source, extensionText) = try Self.base64Source(encoded.joined(), parsing: parsing)
                 break
             }
             options.append(segment)
@@ -118,7 +126,7 @@ struct ProcessingPath: Sendable, Equatable {
         return nil
     }
 
-    private static func plainSource(_ text: String) throws(Invalid) -> (URL, String?) {
+    private static func plainSource(_ text: String, parsing: URLParsing) throws(Invalid) -> (URL, String?) {
         let pieces = text.split(separator: "@", omittingEmptySubsequences: false)
         guard pieces.count <= 2 else {
             throw Invalid(reason: "the plain source has more than one @: escape an @ in the URL as %40")
@@ -127,17 +135,17 @@ struct ProcessingPath: Sendable, Equatable {
         guard !pieces[0].isEmpty, let decoded = String(pieces[0]).removingPercentEncoding else {
             throw Invalid(reason: "the plain source URL is empty or its percent-encoding is broken")
         }
-        return (try url(decoded), extensionText)
+        return (try url(parsing.preprocessed(decoded)), extensionText)
     }
 
-    private static func base64Source(_ text: String) throws(Invalid) -> (URL, String?) {
+    private static func base64Source(_ text: String, parsing: URLParsing) throws(Invalid) -> (URL, String?) {
         let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
         guard pieces.count <= 2 else { throw Invalid(reason: "the base64 source has more than one extension") }
         let extensionText = pieces.count == 2 && !pieces[1].isEmpty ? String(pieces[1]) : nil
         guard !pieces[0].isEmpty, let bytes = base64URLDecoded(String(pieces[0])), let decoded = String(data: bytes, encoding: .utf8) else {
             throw Invalid(reason: "the source is neither an option (name:arguments) nor a base64url-encoded URL: \(text.prefix(64))")
         }
-        return (try url(decoded), extensionText)
+        return (try url(parsing.preprocessed(decoded)), extensionText)
     }
 
     private static func url(_ text: String) throws(Invalid) -> URL {

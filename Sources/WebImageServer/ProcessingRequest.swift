@@ -75,32 +75,55 @@ struct ProcessingRequest: Sendable {
         var reason: String
     }
 
-    /// imgproxy's default quality, and its per-format defaults (WebP 79, AVIF 63).
-    static let defaultQuality = 80
-    static let defaultFormatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63]
+    /// The server's settings the URL's options started from (its qualities and encoder settings are
+    /// read from here when the URL gives none).
+    var defaults = ProcessingDefaults()
     /// The output formats whose encoders take a quality.
     static let qualityFormats: [ImageFormat] = [.jpeg, .webp, .avif]
 
-    /// The quality an output in `format` is encoded at: `quality`, then `format_quality`, then the defaults.
+    /// The quality an output in `format` is encoded at: `quality`, then `format_quality`, then the
+    /// server's per-format quality, then its quality.
     func quality(for format: ImageFormat) -> Int {
         if let quality, quality > 0 { return quality }
         if let value = formatQuality[format], value > 0 { return value }
-        return Self.defaultFormatQuality[format] ?? Self.defaultQuality
+        return defaults.formatQualities[format] ?? defaults.quality
     }
 
-    /// Parses `path`'s options, after the `default` preset of `presets` when there is one.
+    /// What the server lets a URL say, handed down through the presets.
+    private struct Rules {
+        var presets: [String: [String]]
+        var allowsSecurityOptions: Bool
+        var separator: Character
+        /// The option names a URL may use itself (a preset's options are exempt); empty: any.
+        var allowedOptions: Set<String>
+    }
+
+    /// Parses `path`'s options over the server's `defaults`, after the `default` preset of `presets`
+    /// when there is one; `parsing` gives the arguments separator and the options a URL may use.
     /// - Throws: ``Invalid`` for an unknown option, a bad argument or an unknown preset;
-    ///   ``Forbidden`` for a security option the server does not allow.
+    ///   ``Forbidden`` for a security option the server does not allow, or an option outside
+    ///   `parsing`'s allowed ones.
     init(path: ProcessingPath, presets: [String: [String]] = [:], allowsSecurityOptions: Bool = false,
-         now: Date = Date()) throws {
+         defaults: ProcessingDefaults = ProcessingDefaults(), parsing: URLParsing = URLParsing(), now: Date = Date()) throws {
+        let rules = Rules(presets: presets, allowsSecurityOptions: allowsSecurityOptions, separator: parsing.argumentsSeparator,
+                          allowedOptions: parsing.onlyPresets ? [] : parsing.allowedProcessingOptions)
+        self.defaults = defaults
+        skipProcessing = defaults.skipProcessingFormats
+        maxSourcePixels = defaults.maxSourcePixels
+        maxAnimationFrames = defaults.maxAnimationFrames
+        maxAnimationFramePixels = defaults.maxAnimationFramePixels
+        processing.maxResultDimension = defaults.maxResultDimension
+        processing.autoRotate = defaults.autoRotate
+        stripsColorProfile = defaults.stripsColorProfile
+        keepsCopyright = defaults.keepsCopyright
         var expanding: [String] = []
         if let defaults = presets["default"] {
             expanding = ["default"]
-            for segment in defaults { try apply(segment, presets: presets, expanding: &expanding, allowsSecurityOptions: allowsSecurityOptions) }
+            for segment in defaults { try apply(segment, rules, expanding: &expanding) }
             expanding = []
         }
         for segment in path.optionSegments {
-            try apply(segment, presets: presets, expanding: &expanding, allowsSecurityOptions: allowsSecurityOptions)
+            try apply(segment, rules, expanding: &expanding)
         }
         if let text = path.extensionText, !raw { format = try Self.format(named: text, option: "the extension") }
         if expires > 0 && Double(expires) < now.timeIntervalSince1970 { throw Expired() }
@@ -109,10 +132,13 @@ struct ProcessingRequest: Sendable {
     /// An `expires` time that has passed (answered 404, as imgproxy answers it).
     struct Expired: Error, Equatable {}
 
-    private mutating func apply(_ segment: String, presets: [String: [String]], expanding: inout [String],
-                                allowsSecurityOptions: Bool) throws {
-        var arguments = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+    private mutating func apply(_ segment: String, _ rules: Rules, expanding: inout [String]) throws {
+        var arguments = segment.split(separator: rules.separator, omittingEmptySubsequences: false).map(String.init)
         let name = arguments.removeFirst()
+        if expanding.isEmpty, !rules.allowedOptions.isEmpty, !rules.allowedOptions.contains(name) {
+            throw Forbidden(reason: "\(name): the processing option is not allowed on this server")
+        }
+        let (presets, allowsSecurityOptions) = (rules.presets, rules.allowsSecurityOptions)
         var reader = ArgumentReader(option: name, arguments: arguments)
         switch name {
         case "resize", "rs":
@@ -278,7 +304,7 @@ struct ProcessingRequest: Sendable {
                 }
                 expanding.append(preset)
                 for inner in segments {
-                    try apply(inner, presets: presets, expanding: &expanding, allowsSecurityOptions: allowsSecurityOptions)
+                    try apply(inner, rules, expanding: &expanding)
                 }
                 expanding.removeLast()
             }
@@ -288,7 +314,7 @@ struct ProcessingRequest: Sendable {
             try reader.limit(1)
             try applySecurity(name, &reader)
         case "webimage", "wi":
-            let text = arguments.joined(separator: ":")
+            let text = arguments.joined(separator: String(rules.separator))
             do {
                 transformer = try PipelineTransformer(parsing: text)
             } catch {

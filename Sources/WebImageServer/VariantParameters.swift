@@ -18,9 +18,6 @@ struct VariantParameters {
         return false
     }
 
-    /// AVIF's effort, as imgproxy's default (`IMGPROXY_AVIF_SPEED` 9): libavif speed 9 of 10–0, about
-    /// twice as fast as libavif's own default (6) for files a few per cent larger.
-    static let avifEffort = 0.1
     /// The side a 0 (any) dimension fits inside.
     static let unbounded = 1 << 20
 
@@ -32,13 +29,16 @@ struct VariantParameters {
         format = request.format.map { .exactly($0) } ?? (negotiates ? .automatic(accept: accept) : .source)
         // The output format is decided once, by the manager once the image is known: every format's
         // quality and effort are handed on, and the encode picks its own.
-        encoding = EncodeOptions(compressionQuality: Double(request.quality ?? ProcessingRequest.defaultQuality) / 100)
+        let defaults = request.defaults
+        encoding = EncodeOptions(compressionQuality: Double(request.quality ?? defaults.quality) / 100)
         if request.quality == nil {
-            for format in ProcessingRequest.qualityFormats where request.quality(for: format) != ProcessingRequest.defaultQuality {
+            for format in ProcessingRequest.qualityFormats where request.quality(for: format) != defaults.quality {
                 encoding.formatQualities[format] = Double(request.quality(for: format)) / 100
             }
         }
-        encoding.formatEfforts[.avif] = Self.avifEffort
+        encoding.formatEfforts[.avif] = defaults.avifCompressionEffort
+        encoding.formatEfforts[.webp] = defaults.webpCompressionEffort
+        encoding.isProgressive = defaults.jpegProgressive
         context.limits = request.limits(over: limits)
         if request.maxAnimationFrames == 1 { options.insert(.decodeFirstFrameOnly) }
         if request.maxBytes > 0 { encoding.maxFileSize = request.maxBytes }

@@ -2,7 +2,7 @@ import Foundation
 import WebImage
 
 /// `webimage health [URL]`: a container's health check. GETs the URL (default the local server's
-/// `/health`, on the port `IMGPROXY_BIND` or `PORT` names, else 8080) over libcurl, within 5
+/// `/health` under `IMGPROXY_PATH_PREFIX`, on the port `IMGPROXY_BIND` or `PORT` names, else 8080) over libcurl, within 5
 /// seconds, and exits 0 when it answers 200, else 1 (2 for bad usage).
 enum HealthCommand {
     static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) async -> Int32 {
@@ -10,7 +10,8 @@ enum HealthCommand {
             Console.error("webimage health: at most one URL\n")
             return 2
         }
-        let text = arguments.first ?? "http://127.0.0.1:\(defaultPort(environment))/health"
+        let prefix = (environment["IMGPROXY_PATH_PREFIX"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let text = arguments.first ?? "http://127.0.0.1:\(defaultPort(environment))\(prefix.isEmpty ? "" : "/" + prefix)/health"
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
             Console.error("webimage health: not an http(s) URL: \(text)\n")
             return 2

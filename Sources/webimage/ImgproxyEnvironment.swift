@@ -42,7 +42,7 @@ enum ImgproxyEnvironment {
         "IMGPROXY_WATERMARK_PATH": { value, command throws(Invalid) in if !value.isEmpty { command.watermark = value } },
         "IMGPROXY_WATERMARK_URL": { value, command throws(Invalid) in if !value.isEmpty { command.watermark = value } },
         "IMGPROXY_PRESETS": { value, command throws(Invalid) in
-            for entry in list(value) {
+            for entry in list(value, separator: command.presetsSeparator) {
                 do {
                     let preset = try ImageServerConfig.preset(parsing: entry)
                     command.presets[preset.name] = preset.options
@@ -68,27 +68,150 @@ enum ImgproxyEnvironment {
             command.maxRedirects = try count(value, "IMGPROXY_MAX_REDIRECTS")
         },
         "IMGPROXY_USER_AGENT": { value, command throws(Invalid) in if !value.isEmpty { command.userAgent = value } },
-    ]
-
-    /// imgproxy names not honoured (yet), and why: reported at start-up.
-    static let notHonoured: [String: String] = [
-        "IMGPROXY_NETWORK": "only TCP is served",
-        "IMGPROXY_PATH_PREFIX": "not yet: URLs are served from /",
-        "IMGPROXY_SIGNATURE_SIZE": "not yet: signatures are full length (32 bytes)",
-        "IMGPROXY_KEY_PATH": "not yet: give the keys in IMGPROXY_KEY",
-        "IMGPROXY_SALT_PATH": "not yet: give the salts in IMGPROXY_SALT",
-        "IMGPROXY_ALLOWED_SOURCES": "not yet: source URL prefixes; --allow-host takes host patterns",
-        "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "not yet: see --source-policy",
-        "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": "not yet: see --source-policy (link-local is always refused)",
-        "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES": "not yet: see --source-policy",
-        "IMGPROXY_QUALITY": "not yet: each format's default quality is WebImage's",
-        "IMGPROXY_FORMAT_QUALITY": "not yet",
-        "IMGPROXY_MAX_SRC_RESOLUTION": "not yet: the manager's pixel limit (100 MP) applies",
-        "IMGPROXY_MAX_ANIMATION_FRAMES": "not yet: animations keep every frame",
-        "IMGPROXY_PROMETHEUS_BIND": "not yet: metrics are at /metrics on the server's own port",
-        "IMGPROXY_USE_ETAG": "ETags are always sent",
-        "IMGPROXY_LOG_FORMAT": "not yet",
-        "IMGPROXY_LOG_LEVEL": "not yet",
+        "IMGPROXY_PATH_PREFIX": { value, command throws(Invalid) in
+            guard value.isEmpty || value.hasPrefix("/") else { throw Invalid(name: "IMGPROXY_PATH_PREFIX", reason: "must start with /: \(value)") }
+            command.server.pathPrefix = value.hasSuffix("/") ? String(value.dropLast()) : value
+        },
+        "IMGPROXY_SIGNATURE_SIZE": { value, command throws(Invalid) in
+            let size = try positive(value, "IMGPROXY_SIGNATURE_SIZE")
+            guard size <= 32 else { throw Invalid(name: "IMGPROXY_SIGNATURE_SIZE", reason: "invalid size (1 to 32 bytes): \(value)") }
+            command.server.signatureSize = size
+        },
+        "IMGPROXY_KEY_PATH": { value, command throws(Invalid) in
+            if !value.isEmpty { command.environmentKeyHexes = try lines(ofFile: value, "IMGPROXY_KEY_PATH") }
+        },
+        "IMGPROXY_SALT_PATH": { value, command throws(Invalid) in
+            if !value.isEmpty { command.environmentSaltHexes = try lines(ofFile: value, "IMGPROXY_SALT_PATH") }
+        },
+        "IMGPROXY_ALLOWED_SOURCES": { value, command throws(Invalid) in command.server.allowedSources = list(value) },
+        "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": { value, command throws(Invalid) in
+            command.sourcePolicy.allowsLoopback = try bool(value, "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES")
+        },
+        "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": { value, command throws(Invalid) in
+            command.sourcePolicy.allowsLinkLocal = try bool(value, "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES")
+        },
+        "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES": { value, command throws(Invalid) in
+            command.sourcePolicy.allowsPrivate = try bool(value, "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES")
+        },
+        "IMGPROXY_QUALITY": { value, command throws(Invalid) in
+            command.server.processingDefaults.quality = try quality(value, "IMGPROXY_QUALITY")
+        },
+        "IMGPROXY_FORMAT_QUALITY": { value, command throws(Invalid) in
+            for entry in list(value) {
+                let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let format = ProcessingDefaults.outputFormat(named: parts[0].lowercased()) else {
+                    throw Invalid(name: "IMGPROXY_FORMAT_QUALITY", reason: "not format=quality: \(entry)")
+                }
+                command.server.processingDefaults.formatQualities[format] = try quality(parts[1], "IMGPROXY_FORMAT_QUALITY")
+            }
+        },
+        "IMGPROXY_MAX_SRC_RESOLUTION": { value, command throws(Invalid) in
+            command.server.processingDefaults.maxSourcePixels = try megapixels(value, "IMGPROXY_MAX_SRC_RESOLUTION")
+        },
+        "IMGPROXY_MAX_ANIMATION_FRAMES": { value, command throws(Invalid) in
+            command.server.processingDefaults.maxAnimationFrames = try positive(value, "IMGPROXY_MAX_ANIMATION_FRAMES")
+        },
+        "IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": { value, command throws(Invalid) in
+            let pixels = try megapixels(value, "IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION", allowsZero: true)
+            command.server.processingDefaults.maxAnimationFramePixels = pixels == 0 ? nil : pixels
+        },
+        "IMGPROXY_MAX_RESULT_DIMENSION": { value, command throws(Invalid) in
+            command.server.processingDefaults.maxResultDimension = try count(value, "IMGPROXY_MAX_RESULT_DIMENSION")
+        },
+        "IMGPROXY_STRIP_COLOR_PROFILE": { value, command throws(Invalid) in
+            command.server.processingDefaults.stripsColorProfile = try bool(value, "IMGPROXY_STRIP_COLOR_PROFILE")
+        },
+        "IMGPROXY_KEEP_COPYRIGHT": { value, command throws(Invalid) in
+            command.server.processingDefaults.keepsCopyright = try bool(value, "IMGPROXY_KEEP_COPYRIGHT")
+        },
+        "IMGPROXY_AUTO_ROTATE": { value, command throws(Invalid) in
+            command.server.processingDefaults.autoRotate = try bool(value, "IMGPROXY_AUTO_ROTATE")
+        },
+        "IMGPROXY_HEALTH_CHECK_PATH": { value, command throws(Invalid) in
+            guard value.isEmpty || value.hasPrefix("/") else { throw Invalid(name: "IMGPROXY_HEALTH_CHECK_PATH", reason: "must start with /: \(value)") }
+            command.server.healthCheckPath = value.isEmpty ? nil : value
+        },
+        "IMGPROXY_PRESETS_SEPARATOR": { value, command throws(Invalid) in
+            guard !value.isEmpty else { throw Invalid(name: "IMGPROXY_PRESETS_SEPARATOR", reason: "empty") }   // read before IMGPROXY_PRESETS
+        },
+        "IMGPROXY_BASE_URL": { value, command throws(Invalid) in command.server.urlParsing.baseURL = value },
+        "IMGPROXY_URL_REPLACEMENTS": { value, command throws(Invalid) in
+            command.server.urlParsing.replacements = try value.split(separator: ";").map { pair throws(Invalid) in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2 else { throw Invalid(name: "IMGPROXY_URL_REPLACEMENTS", reason: "invalid key/value: \(pair)") }
+                return URLParsing.Replacement(pattern: WildcardPattern(String(parts[0])), replacement: String(parts[1]))
+            }
+        },
+        "IMGPROXY_ARGUMENTS_SEPARATOR": { value, command throws(Invalid) in
+            guard value.count == 1, let separator = value.first, separator != "/" else {
+                throw Invalid(name: "IMGPROXY_ARGUMENTS_SEPARATOR", reason: "one character other than / is needed: \(value)")
+            }
+            command.server.urlParsing.argumentsSeparator = separator
+        },
+        "IMGPROXY_BASE64_URL_INCLUDES_FILENAME": { value, command throws(Invalid) in
+            command.server.urlParsing.base64IncludesFilename = try bool(value, "IMGPROXY_BASE64_URL_INCLUDES_FILENAME")
+        },
+        "IMGPROXY_ONLY_PRESETS": { value, command throws(Invalid) in
+            command.server.urlParsing.onlyPresets = try bool(value, "IMGPROXY_ONLY_PRESETS")
+        },
+        "IMGPROXY_ALLOWED_PROCESSING_OPTIONS": { value, command throws(Invalid) in
+            command.server.urlParsing.allowedProcessingOptions = Set(list(value))
+        },
+        "IMGPROXY_USE_S3": { value, command throws(Invalid) in command.server.readsS3Sources = try bool(value, "IMGPROXY_USE_S3") },
+        "IMGPROXY_S3_ENDPOINT": { value, command throws(Invalid) in
+            guard !value.isEmpty else { return }
+            guard let url = URL(string: value.contains("://") ? value : "https://" + value), url.host != nil else {
+                throw Invalid(name: "IMGPROXY_S3_ENDPOINT", reason: "not a URL: \(value)")
+            }
+            command.s3.endpoint = url
+        },
+        "IMGPROXY_S3_REGION": { value, command throws(Invalid) in if !value.isEmpty { command.s3.region = value } },
+        "IMGPROXY_SECRET": { value, command throws(Invalid) in command.server.secret = value.isEmpty ? nil : value },
+        "IMGPROXY_ALLOW_ORIGIN": { value, command throws(Invalid) in command.server.allowOrigin = value.isEmpty ? nil : value },
+        "IMGPROXY_TRUSTED_SIGNATURES": { value, command throws(Invalid) in command.server.trustedSignatures = Set(list(value)) },
+        "IMGPROXY_KEEP_ALIVE_TIMEOUT": { value, command throws(Invalid) in
+            command.server.idleTimeoutSeconds = try positive(value, "IMGPROXY_KEEP_ALIVE_TIMEOUT")
+        },
+        "IMGPROXY_GRACEFUL_STOP_TIMEOUT": { value, command throws(Invalid) in
+            command.server.drainTimeout = .seconds(try count(value, "IMGPROXY_GRACEFUL_STOP_TIMEOUT"))
+        },
+        "IMGPROXY_AVIF_SPEED": { value, command throws(Invalid) in
+            let speed = try count(value, "IMGPROXY_AVIF_SPEED")
+            guard speed <= 9 else { throw Invalid(name: "IMGPROXY_AVIF_SPEED", reason: "a speed is 0 to 9: \(value)") }
+            command.server.processingDefaults.avifSpeed = speed
+        },
+        "IMGPROXY_WEBP_EFFORT": { value, command throws(Invalid) in
+            let effort = try positive(value, "IMGPROXY_WEBP_EFFORT")
+            guard effort <= 6 else { throw Invalid(name: "IMGPROXY_WEBP_EFFORT", reason: "an effort is 1 to 6: \(value)") }
+            command.server.processingDefaults.webpEffort = effort
+        },
+        "IMGPROXY_JPEG_PROGRESSIVE": { value, command throws(Invalid) in
+            command.server.processingDefaults.jpegProgressive = try bool(value, "IMGPROXY_JPEG_PROGRESSIVE")
+        },
+        "IMGPROXY_SKIP_PROCESSING_FORMATS": { value, command throws(Invalid) in
+            for name in list(value) {
+                guard let formats = ProcessingDefaults.sourceFormats(named: name.lowercased()) else {
+                    throw Invalid(name: "IMGPROXY_SKIP_PROCESSING_FORMATS", reason: "unknown format \(name)")
+                }
+                command.server.processingDefaults.skipProcessingFormats.formUnion(formats)
+            }
+        },
+        "IMGPROXY_WATERMARK_DATA": { value, command throws(Invalid) in
+            guard !value.isEmpty else { return }
+            guard let data = Data(base64Encoded: value) else { throw Invalid(name: "IMGPROXY_WATERMARK_DATA", reason: "not base64") }
+            command.watermarkData = data
+        },
+        "IMGPROXY_PRESETS_PATH": { value, command throws(Invalid) in
+            guard !value.isEmpty else { return }
+            for entry in try lines(ofFile: value, "IMGPROXY_PRESETS_PATH") where !entry.hasPrefix("#") {
+                do {
+                    let preset = try ImageServerConfig.preset(parsing: entry)
+                    command.presets[preset.name] = preset.options
+                } catch {
+                    throw Invalid(name: "IMGPROXY_PRESETS_PATH", reason: "\(error)")
+                }
+            }
+        },
     ]
 
     /// Applies every honoured name of `environment` to `command` (before its flags are read).
@@ -99,6 +222,7 @@ enum ImgproxyEnvironment {
             guard let number = UInt16(port) else { throw Invalid(name: "PORT", reason: "not a port number: \(port)") }
             command.port = number
         }
+        if let separator = environment["IMGPROXY_PRESETS_SEPARATOR"], !separator.isEmpty { command.presetsSeparator = separator }
         var ignored: [String] = []
         for name in environment.keys.sorted() where name.hasPrefix("IMGPROXY_") {
             let value = environment[name] ?? ""
@@ -152,8 +276,32 @@ enum ImgproxyEnvironment {
         return number
     }
 
-    /// A comma-separated list, entries trimmed, empty ones dropped.
-    static func list(_ value: String) -> [String] {
-        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    /// A quality, 1–100.
+    static func quality(_ value: String, _ name: String) throws(Invalid) -> Int {
+        let number = try positive(value, name)
+        guard number <= 100 else { throw Invalid(name: name, reason: "a quality is 1 to 100: \(value)") }
+        return number
+    }
+
+    /// imgproxy's megapixels (`env.MegaInt`: a decimal number of millions), as pixels.
+    static func megapixels(_ value: String, _ name: String, allowsZero: Bool = false) throws(Invalid) -> Int {
+        guard let number = Double(value.trimmingCharacters(in: .whitespaces)), number.isFinite, number >= 0, number < 1_000_000,
+              allowsZero || number > 0 else {
+            throw Invalid(name: name, reason: "not a number of megapixels\(allowsZero ? "" : " above 0"): \(value)")
+        }
+        return Int((number * 1_000_000).rounded())
+    }
+
+    /// The non-empty trimmed lines of the file at `path` (imgproxy's `*_PATH` settings).
+    static func lines(ofFile path: String, _ name: String) throws(Invalid) -> [String] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw Invalid(name: name, reason: "cannot read \(path)")
+        }
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// A list separated by `separator` (default a comma), entries trimmed, empty ones dropped.
+    static func list(_ value: String, separator: String = ",") -> [String] {
+        value.components(separatedBy: separator).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }

@@ -5,7 +5,8 @@ import WebImageServer
 /// `webimage serve`: the image server (``ImageServer``) on a manager with a disk cache, until
 /// Ctrl-C or SIGTERM; then it stops accepting, drains, flushes the cache and exits 0.
 struct ServeCommand {
-    var bind = "127.0.0.1"
+    /// imgproxy's defaults: every interface, port 8080 (`IMGPROXY_BIND`, `PORT`, `--bind`, `--port`).
+    var bind = "0.0.0.0"
     var port: UInt16 = 8080
     var cacheDirectory: URL?
     var keyHex: String?
@@ -15,7 +16,9 @@ struct ServeCommand {
     var maxInFlight: Int?
     var queue: Int?
     var allowedHosts: [String] = []
-    var sourcePolicy = SourceAddressPolicy.standard
+    /// imgproxy's default: loopback and link-local sources refused, private networks allowed
+    /// (`IMGPROXY_ALLOW_*_SOURCE_ADDRESSES`, `--source-policy`).
+    var sourcePolicy = SourceAddressPolicy.imgproxy
     var redis = RedisArguments()
     var s3 = S3Arguments()
     /// The memory tier of decoded pixels, in bytes; default 0: none. A server reuses encoded variants
@@ -56,6 +59,21 @@ struct ServeCommand {
     var maxSourceBytes: Int?
     var maxRedirects: Int?
     var userAgent: String?
+    /// The server settings only the environment gives (`IMGPROXY_PATH_PREFIX`, `_SIGNATURE_SIZE`,
+    /// `_ALLOWED_SOURCES`, `_SECRET`, `_ALLOW_ORIGIN`, …), set straight on the configuration the
+    /// server starts with; its processing defaults are imgproxy's (50 megapixels of source, one
+    /// animation frame) before the `IMGPROXY_*` processing and security settings. The flags' own
+    /// settings are copied over it by ``serve()``.
+    var server: ImageServerConfig = {
+        var config = ImageServerConfig(signing: .unsigned, idleTimeoutSeconds: 10, drainTimeout: .seconds(20))
+        config.readsS3Sources = false
+        config.processingDefaults = ProcessingDefaults(maxSourcePixels: 50_000_000, maxAnimationFrames: 1)
+        return config
+    }()
+    /// `IMGPROXY_PRESETS_SEPARATOR`: what separates the presets of `IMGPROXY_PRESETS`; default a comma.
+    var presetsSeparator = ","
+    /// `IMGPROXY_WATERMARK_DATA`: the watermark picture's bytes (`--watermark` wins).
+    var watermarkData: Data?
     /// The `IMGPROXY_*` names not honoured, reported at start-up.
     var ignoredEnvironment: [String] = []
 
@@ -173,9 +191,10 @@ struct ServeCommand {
                 command.diskLimit = megabytes << 20
             case "--source-policy":
                 switch cursor.next() {
-                case "default": command.sourcePolicy = .standard
+                case "default": command.sourcePolicy = .imgproxy
+                case "loopback": command.sourcePolicy = .standard
                 case "public-only": command.sourcePolicy = .publicOnly
-                default: return .failure("--source-policy is default or public-only")
+                default: return .failure("--source-policy is default, loopback or public-only")
                 }
             default:
                 switch command.redis.parse(argument, value: { cursor.next() }) {
@@ -192,10 +211,6 @@ struct ServeCommand {
         }
         if command.keyHex != nil && command.unsigned { return .failure("--key and --unsigned exclude each other") }
         if (command.keyHex == nil) != (command.saltHex == nil) { return .failure("--key and --salt go together") }
-        if command.keyHex == nil && !command.unsigned && command.environmentKeys.isEmpty {
-            return .failure("no --key/--salt: refusing to serve unsigned URLs (anyone could make the server fetch anything); "
-                            + "pass --unsigned to do it on purpose")
-        }
         do {
             try command.s3.validate()
         } catch {
@@ -204,6 +219,7 @@ struct ServeCommand {
         if command.demo && command.sourcePolicy == .publicOnly {
             return .failure("--demo fetches its samples from this server over loopback, which --source-policy public-only refuses")
         }
+        if command.demo { command.sourcePolicy.allowsLoopback = true }   // its samples come from this server
         return .success(command)
     }
 
@@ -252,9 +268,14 @@ struct ServeCommand {
         let signing: ImageServerConfig.Signing = keyHex.map { .signed(keyHex: $0, saltHex: saltHex ?? "") }
             ?? (environmentKeys.isEmpty ? .unsigned : .signedWithAnyOf(environmentKeys))
         for line in ignoredEnvironment { Console.error("webimage serve: \(line)\n") }
-        var config = ImageServerConfig(bindAddress: bind, port: port, signing: signing, allowedHosts: allowedHosts, cacheMaxAge: cacheMaxAge,
-                                       servesDemoPage: demo || (signing == .unsigned && sourcePolicy != .publicOnly),
-                                       demoSamplesDirectory: DemoCommand.samplesDirectory())
+        var config = server
+        config.bindAddress = bind
+        config.port = port
+        config.signing = signing
+        config.allowedHosts = allowedHosts
+        if let cacheMaxAge { config.cacheMaxAge = cacheMaxAge }
+        config.servesDemoPage = demo
+        config.demoSamplesDirectory = DemoCommand.samplesDirectory()
         if let maxInFlight { config.maxInFlight = maxInFlight }
         if let queue { config.queueLimit = queue }
         config.presets = presets
@@ -268,6 +289,13 @@ struct ServeCommand {
                 config.watermark = try await Self.loadWatermark(watermark, manager: manager)
             } catch {
                 Console.error("webimage serve: --watermark \(watermark): \(error)\n")
+                return 1
+            }
+        } else if let watermarkData {
+            do {
+                config.watermark = try WatermarkImage(image: try CoderRegistry.shared.decode(watermarkData))
+            } catch {
+                Console.error("webimage serve: IMGPROXY_WATERMARK_DATA: \(error)\n")
                 return 1
             }
         }
@@ -295,8 +323,8 @@ struct ServeCommand {
         }
         Console.write("listening on \(base)\n")
         let sample = "/rs:fit:256:256/plain/https://example.com/photo.jpg@webp"
-        Console.write("sample: \(base)/\(signing == .unsigned ? "insecure" : "<signature>")\(sample)\n")
-        if config.servesDemoPage { Console.write("demo page: \(base)/\n") }
+        Console.write("sample: \(base)\(config.pathPrefix)/\(signing == .unsigned ? "insecure" : "<signature>")\(sample)\n")
+        if config.servesDemoPage { Console.write("demo page: \(base)\(config.pathPrefix)/\n") }
         Console.flush()
         await Signals.waitForTermination()
         Console.error("webimage serve: stopping (draining requests under way)\n")

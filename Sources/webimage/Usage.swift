@@ -2,8 +2,8 @@
 enum Usage {
     /// `webimage serve`'s part (also what `webimage serve --help` and `webimage help serve` print).
     static let serve = """
-           webimage serve [--bind 127.0.0.1] [--port 8080] [--cache-dir DIR] [--key HEX --salt HEX | --unsigned]
-                          [--max-inflight N] [--queue N] [--allow-host PATTERN]... [--source-policy default|public-only]
+           webimage serve [--bind 0.0.0.0] [--port 8080] [--cache-dir DIR] [--key HEX --salt HEX | --unsigned]
+                          [--max-inflight N] [--queue N] [--allow-host PATTERN]... [--source-policy default|loopback|public-only]
                           [--memory-limit MIB] [--variant-memory-limit MIB] [--malloc-arenas N] [--disk-limit MIB]
                           [--keep-sources] [--realtime-http] [--demo]
                           [--redis URL]... [--redis-namespace NAME] [--s3-bucket NAME] [--s3-endpoint URL] [--s3-region NAME]
@@ -12,7 +12,9 @@ enum Usage {
                           [--allow-security-options] [--auto-format]
                                         an image server for imgproxy-style URLs on libmicrohttpd, until Ctrl-C or
                                         SIGTERM (then it drains, flushes the cache and exits 0); see the README
-      --key, --salt   imgproxy's URL signature key and salt, in hex; without them --unsigned must be said
+      --bind, --port  where to listen (default 0.0.0.0:8080, every interface, as imgproxy)
+      --key, --salt   imgproxy's URL signature key and salt, in hex; without them (or IMGPROXY_KEY/SALT) URLs are
+                      unsigned, as with imgproxy (a warning is printed; --unsigned says it on purpose)
       --max-inflight  requests processed at once (default twice the cores); --queue N more wait (default 64),
                       the rest get 429
       --allow-host P  source hosts allowed (example.com, *.example.com; repeatable; default any)
@@ -24,9 +26,10 @@ enum Usage {
                       bytes on disk too, so other sizes of a source are made without downloading it again
       --realtime-http libmicrohttpd's threads (memory hits, /health) in the real-time class (SCHED_RR 1), so they
                       never wait for a core cold work holds; needs CAP_SYS_NICE or RLIMIT_RTPRIO >= 1
-      --demo          serve the demo page at / (also with --unsigned, unless --source-policy public-only)
-      --source-policy default: no link-local or unspecified source addresses (the cloud metadata service);
-                      public-only: also no loopback, private, shared or multicast ones (users type the URLs)
+      --demo          serve the demo page at / (its samples are fetched from this server: loopback is allowed)
+      --source-policy default (imgproxy's): no loopback, link-local (the cloud metadata service) or unspecified
+                      source addresses; loopback: loopback allowed too; public-only: also no private, shared or
+                      multicast ones (users type the URLs)
       --preset NAME=OPTIONS  an imgproxy preset (NAME=rs:fit:300:300/q:80; "default" applies to every URL;
                       repeatable); --presets-file FILE: one per line (# comments)
       --watermark PATH|URL  the picture of imgproxy's watermark option (a file, or an http(s) URL)

@@ -40,6 +40,7 @@ typedef struct {
     const char *path;           /* raw: not percent-decoded, without the query */
     const char *accept;         /* the Accept header, or NULL */
     const char *if_none_match;  /* the If-None-Match header, or NULL */
+    const char *authorization;  /* the Authorization header, or NULL */
 } chttp_request_info;
 
 typedef void (*chttp_handler)(void *context, chttp_request *request, const chttp_request_info *info);

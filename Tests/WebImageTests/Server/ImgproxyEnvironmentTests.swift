@@ -64,10 +64,56 @@ import Testing
         #expect(refusal(["--unsigned"], ["IMGPROXY_PRESETS": "broken"])?.contains("IMGPROXY_PRESETS") == true)
     }
 
+    /// The security, processing and URL settings, with imgproxy's syntax (megapixels as decimals,
+    /// `format=quality` lists, files of keys and presets).
+    @Test func securityAndProcessingSettingsAreApplied() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let keys = directory.url.appendingPathComponent("keys"), salts = directory.url.appendingPathComponent("salts")
+        let presets = directory.url.appendingPathComponent("presets")
+        try Data("6b6579\n6e6577\n".utf8).write(to: keys)
+        try Data("73616c74\n73616c32\n".utf8).write(to: salts)
+        try Data("# thumbnails\nthumb=rs:fill:64:64\n".utf8).write(to: presets)
+        let command = try parsed([], [
+            "IMGPROXY_PATH_PREFIX": "/images/", "IMGPROXY_SIGNATURE_SIZE": "8", "IMGPROXY_KEY_PATH": keys.path,
+            "IMGPROXY_SALT_PATH": salts.path, "IMGPROXY_ALLOWED_SOURCES": "https://cdn.example.com/,s3://bucket/",
+            "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES": "false",
+            "IMGPROXY_QUALITY": "70", "IMGPROXY_FORMAT_QUALITY": "jpeg=85,avif=50", "IMGPROXY_MAX_SRC_RESOLUTION": "16.8",
+            "IMGPROXY_MAX_ANIMATION_FRAMES": "50", "IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": "2", "IMGPROXY_MAX_RESULT_DIMENSION": "4000",
+            "IMGPROXY_STRIP_COLOR_PROFILE": "false", "IMGPROXY_KEEP_COPYRIGHT": "f", "IMGPROXY_AUTO_ROTATE": "0",
+            "IMGPROXY_HEALTH_CHECK_PATH": "/healthz", "IMGPROXY_PRESETS_PATH": presets.path,
+        ])
+        #expect(command.server.pathPrefix == "/images" && command.server.signatureSize == 8 && command.environmentKeys.count == 2)
+        #expect(command.server.allowedSources == ["https://cdn.example.com/", "s3://bucket/"] && command.server.healthCheckPath == "/healthz")
+        #expect(command.sourcePolicy.allowsLoopback && !command.sourcePolicy.allowsLinkLocal && !command.sourcePolicy.allowsPrivate)
+        let defaults = command.server.processingDefaults
+        #expect(defaults.quality == 70 && defaults.formatQualities == [.jpeg: 85, .webp: 79, .avif: 50])
+        #expect(defaults.maxSourcePixels == 16_800_000 && defaults.maxAnimationFrames == 50 && defaults.maxAnimationFramePixels == 2_000_000)
+        #expect(defaults.maxResultDimension == 4000 && !defaults.stripsColorProfile && !defaults.keepsCopyright && !defaults.autoRotate)
+        #expect(command.presets["thumb"] == ["rs:fill:64:64"] && command.ignoredEnvironment.isEmpty)
+        for (name, value) in [("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_QUALITY", "0"), ("IMGPROXY_FORMAT_QUALITY", "tiff=80"),
+                              ("IMGPROXY_MAX_SRC_RESOLUTION", "-1"), ("IMGPROXY_MAX_ANIMATION_FRAMES", "0"), ("IMGPROXY_PATH_PREFIX", "images"),
+                              ("IMGPROXY_KEY_PATH", "/nonexistent/keys"), ("IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES", "yes")] {
+            #expect(refusal([], [name: value])?.contains(name) == true, "\(name)=\(value)")
+        }
+    }
+
+    /// imgproxy's `ALLOWED_SOURCES` patterns: prefixes, `*` standing for anything but `/`.
+    @Test func allowedSourcePatternsMatchAsImgproxys() {
+        var config = ImageServerConfig(signing: .unsigned)
+        #expect(config.allows(sourceText: "http://anything/x.png"), "no patterns: any source")
+        config.allowedSources = ["https://*.example.com/", "s3://images/"]
+        #expect(config.allows(sourceText: "https://cdn.example.com/a/b.png") && config.allows(sourceText: "s3://images/x.jpg"))
+        #expect(!config.allows(sourceText: "https://evil.com/.example.com/x.png"), "a star never crosses a slash")
+        #expect(!config.allows(sourceText: "https://example.com/x.png") && !config.allows(sourceText: "http://cdn.example.com/x.png"))
+        #expect(!config.allows(sourceText: "s3://images-other/x.jpg"))
+    }
+
     @Test func otherImgproxyNamesAreReportedAsIgnored() throws {
-        let command = try parsed(["--unsigned"], ["IMGPROXY_SIGNATURE_SIZE": "8", "IMGPROXY_NO_SUCH_THING": "1", "HOME": "/root"])
+        let command = try parsed(["--unsigned"], ["IMGPROXY_NETWORK": "unix", "IMGPROXY_NO_SUCH_THING": "1", "HOME": "/root"])
         #expect(command.ignoredEnvironment.count == 2)
-        #expect(command.ignoredEnvironment.contains { $0.hasPrefix("IMGPROXY_SIGNATURE_SIZE is ignored: not yet") })
+        #expect(command.ignoredEnvironment.contains { $0.hasPrefix("IMGPROXY_NETWORK is ignored: only TCP") })
         #expect(command.ignoredEnvironment.contains { $0.hasPrefix("IMGPROXY_NO_SUCH_THING is ignored") })
     }
 
@@ -82,7 +128,8 @@ import Testing
         let child = ChildProcess(["serve", "--cache-dir", directory.url.path])
         child.process.environment = ProcessInfo.processInfo.environment.merging([
             "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_KEY": "6b6579,6e6577", "IMGPROXY_SALT": "73616c74,73616c32",
-            "IMGPROXY_NO_SUCH_THING": "1",
+            "IMGPROXY_NO_SUCH_THING": "1", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "1", "IMGPROXY_PATH_PREFIX": "/img",
+            "IMGPROXY_SIGNATURE_SIZE": "8", "IMGPROXY_HEALTH_CHECK_PATH": "/healthz",
         ]) { $1 }
         try await child.start()
         defer { if child.process.isRunning { kill(child.process.processIdentifier, SIGKILL) } }
@@ -96,12 +143,22 @@ import Testing
         let base = String(line.dropFirst("listening on ".count))
         let path = "/rs:fit:20:20/plain/\(sources.url("/photo.png").absoluteString)"
         for (key, salt) in [("6b6579", "73616c74"), ("6e6577", "73616c32")] {
-            let signature = try ProcessingURLSigner(keyHex: key, saltHex: salt).signature(of: path)
-            let (_, response) = try await URLSession.shared.data(from: URL(string: base + "/" + signature + path)!)
-            #expect((response as? HTTPURLResponse)?.statusCode == 200, "signed with the pair \(key)")
+            let signature = try ProcessingURLSigner(keyHex: key, saltHex: salt, signatureSize: 8).signature(of: path)
+            #expect(signature.count == 11, "8 bytes of HMAC in base64url")
+            let (_, response) = try await URLSession.shared.data(from: URL(string: base + "/img/" + signature + path)!)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200, "signed with the pair \(key), under the path prefix")
+            let (_, outside) = try await URLSession.shared.data(from: URL(string: base + "/" + signature + path)!)
+            #expect((outside as? HTTPURLResponse)?.statusCode == 404, "outside the path prefix")
         }
-        let (_, unsigned) = try await URLSession.shared.data(from: URL(string: base + "/insecure" + path)!)
+        let full = try ProcessingURLSigner(keyHex: "6b6579", saltHex: "73616c74").signature(of: path)
+        let (_, long) = try await URLSession.shared.data(from: URL(string: base + "/img/" + full + path)!)
+        #expect((long as? HTTPURLResponse)?.statusCode == 403, "a full-length signature is not the 8-byte one")
+        let (_, unsigned) = try await URLSession.shared.data(from: URL(string: base + "/img/insecure" + path)!)
         #expect((unsigned as? HTTPURLResponse)?.statusCode == 403)
+        for health in ["/img/health", "/img/healthz"] {
+            let (_, answer) = try await URLSession.shared.data(from: URL(string: base + health)!)
+            #expect((answer as? HTTPURLResponse)?.statusCode == 200, "\(health)")
+        }
         child.process.terminate()
         let outcome = await child.waitForExit()
         #expect(outcome.exitedCleanly)

@@ -185,8 +185,9 @@ import Testing
         let defaults = try parameters("w:1").encoding
         #expect(defaults.resolved(for: .jpeg).compressionQuality == 0.8, "imgproxy's default quality")
         #expect(defaults.resolved(for: .webp).compressionQuality == 0.79 && defaults.resolved(for: .avif).compressionQuality == 0.63)
-        #expect(defaults.resolved(for: .avif).compressionEffort == VariantParameters.avifEffort, "imgproxy's AVIF speed")
-        #expect(defaults.resolved(for: .webp).compressionEffort == nil, "WebP keeps its own default method")
+        #expect(defaults.resolved(for: .avif).compressionEffort == 0.1, "imgproxy's AVIF speed, 9: libavif speed 10 - 0.1 x 10")
+        #expect(defaults.resolved(for: .webp).compressionEffort == 4.0 / 6, "imgproxy's WebP effort, 4: method 4 of 6")
+        #expect(!defaults.isProgressive, "imgproxy's JPEGs are baseline by default")
         let named = try parameters("q:55/f:webp").encoding
         #expect(named.resolved(for: .webp).compressionQuality == 0.55 && named.resolved(for: .avif).compressionQuality == 0.55,
                 "quality beats every per-format default")

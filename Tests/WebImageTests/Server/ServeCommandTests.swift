@@ -4,20 +4,26 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+@testable import WebImage
+@testable import WebImageServer
 @testable import webimage
 
 /// `webimage serve` as a user runs it: a child process that prints where it listens, serves, and on
-/// SIGTERM drains, flushes and exits 0; and that refuses to start unsigned unless told to.
+/// SIGTERM drains, flushes and exits 0; with imgproxy's defaults (unsigned without a key, with a
+/// warning; loopback sources refused).
 @Suite struct ServeCommandTests {
     @Test func itServesUntilSIGTERMThenExitsZero() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let child = ChildProcess(["serve", "--unsigned", "--port", "0", "--cache-dir", directory.url.path])
+        let sources = try TestHTTPServer()
+        defer { sources.stop() }
+        sources.route("/photo.png", TestResponse(headers: [("Content-Type", "image/png")], body: try encodedPicture()))
+        let child = ChildProcess(["serve", "--bind", "127.0.0.1", "--port", "0", "--cache-dir", directory.url.path])
         try await child.start()
         defer { if child.process.isRunning { kill(child.process.processIdentifier, SIGKILL) } }
         var printed = ""
         let deadline = ContinuousClock.now + .seconds(120)
-        while !printed.contains("demo page:"), child.process.isRunning, ContinuousClock.now < deadline {
+        while !printed.contains("sample:"), child.process.isRunning, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
             printed = child.outputSoFar()
         }
@@ -26,6 +32,10 @@ import Testing
         #expect(printed.contains("sample: \(base)/insecure/"))
         let (_, response) = try await URLSession.shared.data(from: URL(string: base + "/health")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let loopback = URL(string: base + "/insecure/rs:fit:20:20/plain/\(sources.url("/photo.png").absoluteString)")!
+        let (body, refused) = try await URLSession.shared.data(from: loopback)
+        #expect((refused as? HTTPURLResponse)?.statusCode == 404, "imgproxy's default refuses loopback sources: \(String(decoding: body, as: UTF8.self))")
+        #expect(sources.requestCount(for: "/photo.png") == 0)
         child.process.terminate()   // SIGTERM
         let outcome = await child.waitForExit()
         #expect(outcome.exitedCleanly)
@@ -63,14 +73,14 @@ import Testing
     @Test func parsesEveryOption() throws {
         guard case .success(let command) = ServeCommand.parse(
             ["--bind", "0.0.0.0", "--port", "9000", "--cache-dir", "/tmp/c", "--key", "aa", "--salt", "bb", "--max-inflight", "3",
-             "--queue", "7", "--allow-host", "*.example.com", "--allow-host", "a.org", "--source-policy", "public-only",
+             "--queue", "7", "--allow-host", "*.example.com", "--allow-host", "a.org", "--source-policy", "loopback",
              "--memory-limit", "100", "--variant-memory-limit", "32", "--malloc-arenas", "3", "--disk-limit", "200", "--keep-sources",
              "--realtime-http"]
         ) else { Issue.record("parse failed"); return }
         #expect(command.bind == "0.0.0.0" && command.port == 9000 && command.cacheDirectory?.path == "/tmp/c")
         #expect(command.keyHex == "aa" && command.saltHex == "bb" && !command.unsigned && !command.demo)
         #expect(command.maxInFlight == 3 && command.queue == 7 && command.allowedHosts == ["*.example.com", "a.org"])
-        #expect(command.sourcePolicy == .publicOnly && command.memoryLimit == 100 << 20)
+        #expect(command.sourcePolicy == .standard && command.memoryLimit == 100 << 20)
         #expect(command.variantMemoryLimit == 32 << 20 && command.mallocArenas == 3 && command.diskLimit == 200 << 20 && command.keepsSources)
         #expect(command.runsNetworkThreadsInRealTime)
         guard case .failure = ServeCommand.parse(["--unsigned", "--memory-limit", "-1"]) else { Issue.record("accepted -1 MiB"); return }
@@ -79,6 +89,7 @@ import Testing
         guard case .success(let demo) = ServeCommand.parse(["--key", "aa", "--salt", "bb", "--demo"]), demo.demo else {
             Issue.record("--demo not parsed"); return
         }
+        #expect(demo.sourcePolicy.allowsLoopback, "the demo page's samples come from the server itself")
         guard case .failure(let message) = ServeCommand.parse(["--unsigned", "--demo", "--source-policy", "public-only"]),
               message.contains("loopback") else { Issue.record("--demo accepted under public-only, whose policy refuses its samples"); return }
     }
@@ -190,8 +201,21 @@ import Testing
         #endif
     }
 
-    @Test func withoutAKeyItRefusesToStartUnlessUnsignedIsSaid() async throws {
-        for (arguments, message) in [(["serve"], "--unsigned"), (["serve", "--key", "00"], "--salt"),
+    /// imgproxy's defaults: every interface on 8080, unsigned without a key, loopback and link-local
+    /// sources refused and private ones allowed, 50 megapixels of source, one animation frame, a year's TTL.
+    @Test func itsDefaultsAreImgproxys() throws {
+        guard case .success(let command) = ServeCommand.parse([]) else { Issue.record("parse failed"); return }
+        #expect(command.bind == "0.0.0.0" && command.port == 8080 && command.keyHex == nil && command.environmentKeys.isEmpty)
+        #expect(command.sourcePolicy == .imgproxy && !command.sourcePolicy.allowsLoopback && !command.sourcePolicy.allowsLinkLocal
+                && command.sourcePolicy.allowsPrivate)
+        #expect(command.server.processingDefaults.maxSourcePixels == 50_000_000 && command.server.processingDefaults.maxAnimationFrames == 1)
+        #expect(command.server.processingDefaults.quality == 80 && command.server.processingDefaults.formatQualities == [.webp: 79, .avif: 63] && command.server.processingDefaults.keepsCopyright)
+        #expect(command.cacheMaxAge == nil && ImageServerConfig(signing: .unsigned).cacheMaxAge == 31_536_000)
+        #expect(!command.demo)
+    }
+
+    @Test func badKeysAndAddressesStopTheStart() async throws {
+        for (arguments, message) in [(["serve", "--key", "00"], "--salt"),
                                      (["serve", "--key", "zz", "--salt", "00", "--port", "0"], "hex"),
                                      (["serve", "--unsigned", "--bind", "not-an-address"], "not an IP address")] {
             let outcome = try await ChildProcess.run(arguments)

@@ -1,0 +1,78 @@
+import WebImage
+
+/// What every URL's options start from on one server: imgproxy's processing and security settings
+/// (`IMGPROXY_QUALITY`, `IMGPROXY_FORMAT_QUALITY`, `IMGPROXY_MAX_SRC_RESOLUTION`, …), which a URL's
+/// own options then overwrite (``ImageServerConfig/processingDefaults``). Every default is
+/// imgproxy's, except where a property says otherwise.
+public struct ProcessingDefaults: Sendable, Equatable {
+    /// The quality of a lossy output when neither the URL nor ``formatQualities`` gives one (1–100);
+    /// default 80 (`IMGPROXY_QUALITY`).
+    public var quality: Int
+    /// Per-format qualities, over ``quality`` (`IMGPROXY_FORMAT_QUALITY`); default WebP 79, AVIF 63,
+    /// as imgproxy's.
+    public var formatQualities: [ImageFormat: Int]
+    /// The most pixels a source may have, frames counted (`IMGPROXY_MAX_SRC_RESOLUTION`); default
+    /// `nil`: the manager's ``WebImage/ImageLimits/maxSourcePixels`` (imgproxy's is 50 megapixels;
+    /// `webimage serve` sets it).
+    public var maxSourcePixels: Int?
+    /// The most frames an animation keeps (`IMGPROXY_MAX_ANIMATION_FRAMES`): 1 reads the first frame
+    /// only; more refuses animations with more frames (imgproxy keeps the first N instead). Default
+    /// `nil`: every frame, within the manager's limits (imgproxy's is 1; `webimage serve` sets it).
+    public var maxAnimationFrames: Int?
+    /// The most pixels one frame of an animation may have, checked frame by frame instead of the
+    /// animation's total (`IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION`); default `nil`: not checked.
+    public var maxAnimationFramePixels: Int?
+    /// The longest side of a result: a larger one is scaled down to it (`IMGPROXY_MAX_RESULT_DIMENSION`);
+    /// default 0: no limit.
+    public var maxResultDimension: Int
+    /// Whether colours are converted to sRGB and the profile dropped (`IMGPROXY_STRIP_COLOR_PROFILE`);
+    /// default `true`.
+    public var stripsColorProfile: Bool
+    /// Whether the copyright of the source's metadata is kept when the rest is stripped
+    /// (`IMGPROXY_KEEP_COPYRIGHT`); default `true`, as imgproxy.
+    public var keepsCopyright: Bool
+    /// Whether the EXIF orientation is applied (`IMGPROXY_AUTO_ROTATE`); default `true`.
+    public var autoRotate: Bool
+    /// libavif's speed for AVIF, 0 (slowest, smallest) to 9 (`IMGPROXY_AVIF_SPEED`); default 9, as
+    /// imgproxy: about twice as fast as libavif's own default (6) for files a few per cent larger.
+    public var avifSpeed = 9
+    /// libwebp's method for WebP, 1 (fastest) to 6 (`IMGPROXY_WEBP_EFFORT`); default 4, as imgproxy and `cwebp`.
+    public var webpEffort = 4
+    /// Whether JPEGs are written progressive (`IMGPROXY_JPEG_PROGRESSIVE`); default `false`.
+    public var jpegProgressive = false
+    /// Source formats answered with the source's own bytes when the URL names no other format
+    /// (`IMGPROXY_SKIP_PROCESSING_FORMATS`, as the URL's `skip_processing`); default none.
+    public var skipProcessingFormats: Set<ImageFormat> = []
+
+    /// ``avifSpeed`` as an ``WebImage/EncodeOptions/compressionEffort`` (libavif speed `10 − effort × 10`).
+    var avifCompressionEffort: Double { Double(10 - min(max(avifSpeed, 0), 9)) / 10 }
+    /// ``webpEffort`` as an ``WebImage/EncodeOptions/compressionEffort`` (libwebp method `effort × 6`).
+    var webpCompressionEffort: Double { Double(min(max(webpEffort, 1), 6)) / 6 }
+
+    /// The output format an imgproxy format name stands for (`jpeg`, `jpg`, `png`, `webp`, `avif`,
+    /// `gif`), as URLs name them; `nil` for a name WebImage cannot write or does not know.
+    public static func outputFormat(named name: String) -> ImageFormat? {
+        (try? ProcessingRequest.format(named: name, option: "format")) ?? nil
+    }
+
+    /// The source formats an imgproxy format name stands for in `skip_processing` (`heic` is HEIF's);
+    /// empty for a format WebImage cannot read; `nil` for a name imgproxy does not know.
+    public static func sourceFormats(named name: String) -> Set<ImageFormat>? {
+        try? ProcessingRequest.sourceFormats(named: name, option: "skip_processing")
+    }
+
+    /// Creates defaults; every parameter defaults to the property's documented default.
+    public init(quality: Int = 80, formatQualities: [ImageFormat: Int] = [.webp: 79, .avif: 63], maxSourcePixels: Int? = nil,
+                maxAnimationFrames: Int? = nil, maxAnimationFramePixels: Int? = nil, maxResultDimension: Int = 0,
+                stripsColorProfile: Bool = true, keepsCopyright: Bool = true, autoRotate: Bool = true) {
+        self.quality = quality
+        self.formatQualities = formatQualities
+        self.maxSourcePixels = maxSourcePixels
+        self.maxAnimationFrames = maxAnimationFrames
+        self.maxAnimationFramePixels = maxAnimationFramePixels
+        self.maxResultDimension = maxResultDimension
+        self.stripsColorProfile = stripsColorProfile
+        self.keepsCopyright = keepsCopyright
+        self.autoRotate = autoRotate
+    }
+}
