@@ -13,9 +13,13 @@ public struct ImageLimits: Sendable, Hashable {
     public var maxSourcePixels: Int
     /// The most frames an animation may have; default ``DecodeOptions/defaultMaxFrameCount``.
     public var maxFrameCount: Int
-    /// The most pixels an encoded variant may have; default 40 megapixels (an 8K image). A variant
-    /// asked for larger fails with ``WebImageError/encodingFailed(_:url:)`` carrying
-    /// ``ImageCodingError/imageTooLarge(width:height:limit:)`` before it is encoded.
+    /// The most pixels an encoded variant, and any image a transform makes on the way, may have;
+    /// default 40 megapixels (an 8K image). A transform whose plan
+    /// (``ImageTransformer/plannedSizes(for:)``) passes it fails with
+    /// ``WebImageError/transformFailed(_:url:)`` before it runs (before the source is decoded, when
+    /// the source's header gives its size); a variant asked for larger fails with
+    /// ``WebImageError/encodingFailed(_:url:)`` carrying ``ImageCodingError/imageTooLarge(width:height:limit:)``
+    /// before it is encoded.
     public var maxOutputPixels: Int
     /// The most bytes of RGBA an animation's frames may take together (frames × canvas × 4), checked
     /// before any frame is allocated; default ``DecodeOptions/defaultMaxAnimationByteCount``.

@@ -368,6 +368,7 @@ struct ImageLoadPipeline: Sendable {
             }
             data = decrypted
         }
+        try checkPlan(beforeDecoding: data)
         if let image = await progressive?.finish(expectedBytes: data.count) {
             if decodeOptions.convertsToSRGB { SRGBConverter.convert(image, decodedFrom: data) }
             return (response, data, image)
@@ -379,10 +380,38 @@ struct ImageLoadPipeline: Sendable {
         }
     }
 
+    /// Refuses, before a pixel is decoded, a transform whose plan (``ImageTransformer/plannedSizes(for:)``)
+    /// for the size the source's header gives (as the decode will make it) has an image over
+    /// ``ImageLimits/maxOutputPixels``: `wi:resize=64364,cover` costs microseconds, not half a minute.
+    /// Only when every image is transformed (``WebImageOptions/transformAnimatedImage``, as variants
+    /// are): otherwise an animation, left alone, must not be refused for a plan it never runs.
+    private func checkPlan(beforeDecoding data: Data) throws(WebImageError) {
+        guard let transformer = context.transformer, options.contains(.transformAnimatedImage) else { return }
+        let header = ImageHeader(data: data)
+        guard let stored = header.storedSize, stored.width > 0, stored.height > 0 else { return }
+        let decoded = decodeOptions.outputSize(forSource: stored)
+        let swaps = (decodeOptions.applyOrientation && header.orientation.swapsDimensions) != header.containerSwapsSides
+        try check(transformer.plannedSizes(for: swaps ? PixelSize(width: decoded.height, height: decoded.width) : decoded))
+    }
+
+    /// Throws ``WebImageError/transformFailed(_:url:)`` when one of `sizes` has more pixels than
+    /// ``ImageLimits/maxOutputPixels`` (or a side of 0).
+    private func check(_ sizes: [PixelSize]) throws(WebImageError) {
+        let limit = limits.maxOutputPixels
+        for size in sizes {
+            let pixels = size.width.multipliedReportingOverflow(by: size.height)
+            if pixels.overflow || pixels.partialValue > limit || size.width <= 0 || size.height <= 0 {
+                throw .transformFailed(.invalidParameter("the transform would make a \(size.width)x\(size.height) image, "
+                                                         + "over the limit of \(limit) pixels (ImageLimits.maxOutputPixels)"), url: url)
+            }
+        }
+    }
+
     /// Applies the context's transformer (animated images only with ``WebImageOptions/transformAnimatedImage``).
     private func transform(_ image: Image) throws(WebImageError) -> Image {
         guard let transformer = context.transformer else { return image }
         if image.isAnimated && !options.contains(.transformAnimatedImage) { return image }
+        try check(transformer.plannedSizes(for: image.size))
         do {
             return try WorkSection.run { () throws -> Image in try transformer.transformKeepingMetadata(image, forKey: key) }
         } catch let error as ImageTransformError {

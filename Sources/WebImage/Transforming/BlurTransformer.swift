@@ -19,6 +19,9 @@ public struct BlurTransformer: ImageTransformer, Hashable {
     /// `BlurTransformer(RADIUS)`, such as `BlurTransformer(20.000000)`.
     public var key: String { "BlurTransformer(\(TransformSupport.keyNumber(radius)))" }
 
+    /// The same size as the source: the pixels change, not the canvas.
+    public func plannedSizes(for source: PixelSize) -> [PixelSize] { [source] }
+
     /// Returns the blurred image (every frame of an animated one); the upright image unchanged when
     /// the radius is too small to move any pixel.
     /// - Throws: ``ImageTransformError/invalidParameter(_:)`` for a negative or non-finite radius;

@@ -13,6 +13,12 @@ public struct CroppingTransformer: ImageTransformer, Hashable {
     /// `CroppingTransformer(X,Y,WIDTHxHEIGHT)`, such as `CroppingTransformer(10,20,100x50)`.
     public var key: String { "CroppingTransformer(\(rect))" }
 
+    /// The part of the rectangle inside the image (empty when none is: it throws then).
+    public func plannedSizes(for source: PixelSize) -> [PixelSize] {
+        let kept = rect.intersection(PixelRect(x: 0, y: 0, width: source.width, height: source.height))
+        return kept.isEmpty ? [] : [kept.size]
+    }
+
     /// Returns the cropped image (every frame of an animated one).
     /// - Throws: ``ImageTransformError/emptyResult(_:)`` when the rectangle and the image do not
     ///   overlap; ``ImageTransformError/insufficientMemory(byteCount:)``.

@@ -19,6 +19,9 @@ public struct FlippingTransformer: ImageTransformer, Hashable {
     /// `FlippingTransformer(H,V)` with 1 or 0 for each, such as `FlippingTransformer(1,0)`.
     public var key: String { "FlippingTransformer(\(horizontal ? 1 : 0),\(vertical ? 1 : 0))" }
 
+    /// The same size as the source: the pixels change, not the canvas.
+    public func plannedSizes(for source: PixelSize) -> [PixelSize] { [source] }
+
     /// Returns the mirrored image (every frame of an animated one); the image itself when neither
     /// direction is set.
     /// - Throws: ``ImageTransformError/insufficientMemory(byteCount:)``.

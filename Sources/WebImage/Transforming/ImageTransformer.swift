@@ -25,11 +25,21 @@ public protocol ImageTransformer: Sendable {
     /// `true`. The default cache serializer then stores a transformed image in its source's format.
     /// Return `false` from a transformer whose output is deliberately another format or scale.
     var preservesImageMetadata: Bool { get }
+
+    /// The sizes of the images ``transform(_:forKey:)`` would make from a `source`-sized image, in
+    /// order (the last is the result), worked out without touching a pixel; default empty: the
+    /// transformer cannot tell, and it is not checked before it runs. ``WebImageManager`` refuses a
+    /// plan with an image over ``ImageLimits/maxOutputPixels`` before decoding when the source's
+    /// header gives its size, and again before transforming: an absurd request costs no pixel work.
+    func plannedSizes(for source: PixelSize) -> [PixelSize]
 }
 
 extension ImageTransformer {
     /// `true`: a transformed image keeps its input's format and scale.
     public var preservesImageMetadata: Bool { true }
+
+    /// Empty: a transformer that does not plan is not checked before it runs.
+    public func plannedSizes(for source: PixelSize) -> [PixelSize] { [] }
 
     /// Transforms `image` and, when ``preservesImageMetadata`` is true, gives the result the input's
     /// format and scale: how ``WebImageManager`` runs a transformer.

@@ -17,6 +17,19 @@ public struct PipelineTransformer: ImageTransformer {
     /// opts out decides the pipeline's result. Each stage's own choice applies between stages.
     public var preservesImageMetadata: Bool { transformers.allSatisfy(\.preservesImageMetadata) }
 
+    /// Every stage's planned images in turn, each stage planned from the last one's result; stops at
+    /// the first stage that cannot tell.
+    public func plannedSizes(for source: PixelSize) -> [PixelSize] {
+        var sizes: [PixelSize] = [], current = source
+        for transformer in transformers {
+            let stage = transformer.plannedSizes(for: current)
+            guard let result = stage.last else { break }
+            sizes += stage
+            current = result
+        }
+        return sizes
+    }
+
     /// Returns `image` passed through every transformer in turn, each stage keeping its input's
     /// metadata unless it opts out (see ``ImageTransformer/preservesImageMetadata``).
     /// - Throws: the first error a transformer throws; the later ones do not run.

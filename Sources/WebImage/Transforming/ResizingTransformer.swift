@@ -51,6 +51,12 @@ public struct ResizingTransformer: ImageTransformer, Hashable {
         }
     }
 
+    /// The size the resize makes (empty when ``size`` is not positive: it throws then).
+    public func plannedSizes(for source: PixelSize) -> [PixelSize] {
+        guard size.width > 0, size.height > 0, source.width > 0, source.height > 0 else { return [] }
+        return [plan(for: source).size]
+    }
+
     /// The part of a `source`-sized image that is used and the size it becomes.
     func plan(for source: PixelSize) -> (region: PixelRect, size: PixelSize) {
         let whole = PixelRect(x: 0, y: 0, width: source.width, height: source.height)

@@ -47,6 +47,11 @@ public struct RotationTransformer: ImageTransformer, Hashable {
         }
     }
 
+    /// The canvas the turn makes (empty for an angle it refuses).
+    public func plannedSizes(for source: PixelSize) -> [PixelSize] {
+        angle.isFinite ? [outputSize(for: source)] : []
+    }
+
     /// The size of the canvas for a `source`-sized image.
     func outputSize(for source: PixelSize) -> PixelSize {
         guard fitSize else { return source }

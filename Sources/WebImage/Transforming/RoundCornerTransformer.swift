@@ -54,6 +54,9 @@ public struct RoundCornerTransformer: ImageTransformer, Hashable {
             + "\(TransformSupport.keyNumber(borderWidth)),\(TransformSupport.hex(borderColor)))"
     }
 
+    /// The same size as the source: the pixels change, not the canvas.
+    public func plannedSizes(for source: PixelSize) -> [PixelSize] { [source] }
+
     /// Returns the image with rounded corners (every frame of an animated one).
     /// - Throws: ``ImageTransformError/invalidParameter(_:)`` for a negative or non-finite radius or
     ///   border width; ``ImageTransformError/insufficientMemory(byteCount:)``.

@@ -17,6 +17,9 @@ public struct TintTransformer: ImageTransformer, Hashable {
     /// `TintTransformer(#RRGGBBAA)`, such as `TintTransformer(#FF000080)`.
     public var key: String { "TintTransformer(\(TransformSupport.hex(color)))" }
 
+    /// The same size as the source: the pixels change, not the canvas.
+    public func plannedSizes(for source: PixelSize) -> [PixelSize] { [source] }
+
     /// Returns the tinted image (every frame of an animated one).
     /// - Throws: ``ImageTransformError/insufficientMemory(byteCount:)``.
     public func transform(_ image: Image, forKey key: String) throws -> Image {

@@ -235,6 +235,21 @@ import Testing
         await fixture.stop()
     }
 
+    /// A `wi:` transformer text whose plan is absurd (`resize=64364,cover` asks for 4 gigapixels) is
+    /// refused 422 from the plan, before the source is decoded: no slot is held for half a minute.
+    @Test func anAbsurdTransformerTextIsRefusedFromItsPlan() async throws {
+        let fixture = try await ServerFixture()
+        serve(fixture, "/big.jpg", body: try encodedPicture(width: 640, height: 480, as: .jpeg))
+        for text in ["resize=64364,cover", "resize=20000x20000", "resize=10;resize=9000x9000;resize=10"] {
+            let reply = try await fixture.get("/insecure/wi:\(text)/plain/\(fixture.source("/big.jpg"))@png")
+            #expect(reply.status == 422, "\(text): \(reply.status)")
+            #expect(String(decoding: reply.body, as: UTF8.self).contains("cannot be processed"), "\(text)")
+        }
+        let fine = try await fixture.get("/insecure/wi:resize=64,cover/plain/\(fixture.source("/big.jpg"))@png")
+        #expect(try fine.status == 200 && ServerFixture.coders.decode(fine.body).size == PixelSize(width: 64, height: 64))
+        await fixture.stop()
+    }
+
     @Test func aRefusedSourceAddressIs404AndNotCacheable() async throws {
         let fixture = try await ServerFixture(downloaderConfig: DownloaderConfig(sourceAddressPolicy: .imgproxy))
         serve(fixture)

@@ -61,6 +61,14 @@ public struct ProcessingTransformer: ImageTransformer {
         return firstResult.replacingFrames(first: firstResult, later: later).keepingMetadata(of: image)
     }
 
+    /// The resized image and the result, from imgproxy's plan for an upright `source`-sized image;
+    /// empty with `trim` (its rectangle is found in the pixels).
+    public func plannedSizes(for source: PixelSize) -> [PixelSize] {
+        guard options.trim == nil, source.width > 0, source.height > 0 else { return [] }
+        let plan = ProcessingPlan(source: source, options: options)
+        return [PixelSize(width: plan.scaledWidth, height: plan.scaledHeight), plan.outputSize(options: options)]
+    }
+
     /// Refuses a plan whose images would be larger than the limit, before any allocation.
     private func check(_ plan: ProcessingPlan) throws {
         let output = plan.outputSize(options: options)
