@@ -27,7 +27,7 @@ struct AVIFDecoding {
         // Applied here (after the crop) or reported on the image for its caller to apply.
         let orientation = options.applyOrientation ? .up : ImageOrientation(exifValue: Int(info.exif_orientation))
         var frames: [ImageFrame] = []
-        while frames.count < (options.firstFrameOnly ? 1 : frameCount) {
+        while frames.count < options.decodedFrameCount(of: frameCount) {
             var status: Int32 = 0
             var seconds = 0.0
             var image: Image

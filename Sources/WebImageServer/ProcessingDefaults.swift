@@ -15,9 +15,9 @@ public struct ProcessingDefaults: Sendable, Equatable {
     /// `nil`: the manager's ``WebImage/ImageLimits/maxSourcePixels`` (imgproxy's is 50 megapixels;
     /// `webimage serve` sets it).
     public var maxSourcePixels: Int?
-    /// The most frames an animation keeps (`IMGPROXY_MAX_ANIMATION_FRAMES`): 1 reads the first frame
-    /// only; more refuses animations with more frames (imgproxy keeps the first N instead). Default
-    /// `nil`: every frame, within the manager's limits (imgproxy's is 1; `webimage serve` sets it).
+    /// The most frames an animation keeps (`IMGPROXY_MAX_ANIMATION_FRAMES`): its first N frames are
+    /// decoded and the rest never are, as imgproxy; 1 reads the first frame only. Default `nil`:
+    /// every frame, within the manager's limits (imgproxy's is 1; `webimage serve` sets it).
     public var maxAnimationFrames: Int?
     /// The most pixels one frame of an animation may have, checked frame by frame instead of the
     /// animation's total (`IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION`); default `nil`: not checked.

@@ -47,9 +47,9 @@ struct ProcessingRequest: Sendable {
     var maxAnimationFramePixels: Int?
 
     /// The manager's `base` limits with this request's security overrides, as imgproxy applies them
-    /// (a source of more than `max_src_resolution` pixels, frames counted, is refused; 0 bytes means no
-    /// size limit; more than `max_animation_frames` frames are refused, and 1 reads the first frame
-    /// only); `nil` when the request has none.
+    /// (a source of more than `max_src_resolution` pixels, frames kept counted, is refused; 0 bytes
+    /// means no size limit; the first `max_animation_frames` frames are kept and the rest never
+    /// decoded, 1 reading the first frame only); `nil` when the request has none.
     func limits(over base: ImageLimits) -> ImageLimits? {
         guard maxSourcePixels != nil || maxSourceBytes != nil || maxAnimationFrames != nil || maxAnimationFramePixels != nil else {
             return nil
@@ -64,7 +64,7 @@ struct ProcessingRequest: Sendable {
             limits.maxAnimationBytes = Int.max
         }
         if let bytes = maxSourceBytes { limits.maxSourceBytes = bytes > 0 ? bytes : Int(Int32.max) }
-        if let frames = maxAnimationFrames { limits.maxFrameCount = frames }
+        if let frames = maxAnimationFrames { limits.maxDecodedFrames = frames }
         return limits
     }
 

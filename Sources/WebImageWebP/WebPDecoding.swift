@@ -79,7 +79,7 @@ struct WebPDecoding {
         let canvasBytes = canvas.pixelCount * 4
         var frames: [ImageFrame] = []
         var previousEnd = 0
-        let wanted = options.firstFrameOnly ? 1 : frameCount
+        let wanted = options.decodedFrameCount(of: frameCount)
         while frames.count < wanted {
             var pointer: UnsafePointer<UInt8>?
             var timestamp: Int32 = 0

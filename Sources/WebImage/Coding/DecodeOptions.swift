@@ -38,11 +38,16 @@ public struct DecodeOptions: Sendable, Hashable {
     public var applyOrientation: Bool
     /// Decode only the first frame of an animated image (the rest is never decoded); default `false`.
     public var firstFrameOnly: Bool
+    /// Decode at most the first this many frames of an animation: the rest are never decoded, and
+    /// the result is an animation of those frames (imgproxy's `max_animation_frames`); default
+    /// `nil`: every frame. The budget (``maxFrameCount``, ``maxAnimationByteCount``) counts the frames
+    /// kept. ``firstFrameOnly`` wins.
+    public var maxDecodedFrames: Int?
     /// Refuse animations with more frames than this, with ``ImageCodingError/animationTooLarge(frameCount:byteCount:frameLimit:byteLimit:)``,
-    /// before allocating any frame; default ``defaultMaxFrameCount``. Not checked with ``firstFrameOnly``.
+    /// before allocating any frame; default ``defaultMaxFrameCount``. Counts the frames kept (``maxDecodedFrames``).
     public var maxFrameCount: Int
     /// Refuse animations whose frames would take more bytes than this decoded (frames × canvas × 4),
-    /// before allocating any frame; default ``defaultMaxAnimationByteCount``. Not checked with ``firstFrameOnly``.
+    /// before allocating any frame; default ``defaultMaxAnimationByteCount``. Counts the frames kept (``maxDecodedFrames``).
     public var maxAnimationByteCount: Int
     /// The ``Image/scale`` to give the result (pixels per point); default 1.
     public var scale: Double
@@ -76,7 +81,8 @@ public struct DecodeOptions: Sendable, Hashable {
     /// once it knows the frame count, before allocating any frame.
     /// - Throws: ``ImageCodingError/animationTooLarge(frameCount:byteCount:frameLimit:byteLimit:)``.
     public func checkAnimationBudget(frameCount: Int, canvas: PixelSize) throws(ImageCodingError) {
-        guard !firstFrameOnly, frameCount > 1 else { return }
+        let frameCount = decodedFrameCount(of: frameCount)
+        guard frameCount > 1 else { return }
         let (perFrame, overflow) = canvas.pixelCount.multipliedReportingOverflow(by: 4)
         let (total, overflowTotal) = perFrame.multipliedReportingOverflow(by: frameCount)
         let byteCount = overflow || overflowTotal ? Int.max : total
@@ -86,12 +92,18 @@ public struct DecodeOptions: Sendable, Hashable {
         }
     }
 
+    /// How many of an animation's `frameCount` frames a decode under these options yields: 1 with
+    /// ``firstFrameOnly``, at most ``maxDecodedFrames``, at least 1.
+    public func decodedFrameCount(of frameCount: Int) -> Int {
+        firstFrameOnly ? 1 : max(1, min(frameCount, maxDecodedFrames ?? Int.max))
+    }
+
     /// Whether these options decode an image exactly as stored: full size (no thumbnail size, no
     /// ``maxPixelCount``), every frame, turned upright. Only such a decode may be cached under the
     /// key of the bytes it came from; any other is a derived image (``ImageCache`` never promotes it).
     public var decodesFullImage: Bool {
         let thumbnail = thumbnailPixelSize.map { $0.width > 0 && $0.height > 0 } ?? false
-        return !thumbnail && (maxPixelCount ?? 0) <= 0 && !firstFrameOnly && applyOrientation
+        return !thumbnail && (maxPixelCount ?? 0) <= 0 && !firstFrameOnly && maxDecodedFrames == nil && applyOrientation
     }
 
     /// The size a decode of a `source`-sized image produces under these options (before orientation).

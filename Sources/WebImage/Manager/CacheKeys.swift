@@ -14,7 +14,8 @@ enum CacheKeys {
 
     /// The part ``WebImageContext/limits`` adds: every bound, so loads under different bounds never share.
     static func limitsPart(_ limits: ImageLimits) -> String {
-        "Limits(\(limits.maxSourceBytes),\(limits.maxSourcePixels),\(limits.maxFrameCount),\(limits.maxAnimationBytes),\(limits.maxOutputPixels))"
+        "Limits(\(limits.maxSourceBytes),\(limits.maxSourcePixels),\(limits.maxFrameCount),\(limits.maxAnimationBytes),\(limits.maxOutputPixels)"
+            + (limits.maxDecodedFrames.map { ",frames \($0)" } ?? "") + ")"
     }
 
     /// The part a thumbnail size adds: `Thumbnail(w,h,1)`, the last number 1 when the aspect ratio

@@ -24,6 +24,9 @@ public struct ImageLimits: Sendable, Hashable {
     /// The most bytes of RGBA an animation's frames may take together (frames × canvas × 4), checked
     /// before any frame is allocated; default ``DecodeOptions/defaultMaxAnimationByteCount``.
     public var maxAnimationBytes: Int = DecodeOptions.defaultMaxAnimationByteCount
+    /// The frames of an animation that are kept: the first this many are decoded and the rest never
+    /// are (``DecodeOptions/maxDecodedFrames``, imgproxy's `max_animation_frames`); default `nil`: all.
+    public var maxDecodedFrames: Int?
 
     /// Creates limits; every parameter defaults to the property's documented default.
     public init(maxSourceBytes: Int = 64 << 20, maxSourcePixels: Int = DecodeOptions.defaultPixelCountLimit,

@@ -55,6 +55,7 @@ struct ImageLoadPipeline: Sendable {
                                    firstFrameOnly: options.contains(.decodeFirstFrameOnly), scale: scaleFactor,
                                    maxFrameCount: limits.maxFrameCount, maxAnimationByteCount: limits.maxAnimationBytes, convertsToSRGB: !options.contains(.preserveColorProfile))
         decode.applyOrientation = context.appliesOrientation
+        decode.maxDecodedFrames = limits.maxDecodedFrames
         decode.thumbnailCoversBox = context.thumbnailCoversBox
         if options.contains(.scaleDownLargeImages) {
             decode.maxPixelCount = max(1, (context.scaleDownLimitBytes ?? DecodeOptions.scaleDownPixelCount * 4) / 4)

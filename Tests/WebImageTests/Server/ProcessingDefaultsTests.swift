@@ -50,6 +50,8 @@ import Testing
         #expect(try first.status == 200 && ServerFixture.coders.decode(first.body).frames.count == 1, "one frame by default")
         let all = try await fixture.get("/insecure/maf:10/plain/\(gif)@gif")
         #expect(try all.status == 200 && ServerFixture.coders.decode(all.body).frames.count == 4, "the URL asks for more")
+        let three = try await fixture.get("/insecure/maf:3/plain/\(gif)@gif")
+        #expect(try three.status == 200 && ServerFixture.coders.decode(three.body).frames.count == 3, "the first three are kept")
         let scaled = try await fixture.get("/insecure/w:0/plain/\(source)@png")
         #expect(try scaled.status == 200 && ServerFixture.coders.decode(scaled.body).size == PixelSize(width: 40, height: 20))
         await fixture.stop()

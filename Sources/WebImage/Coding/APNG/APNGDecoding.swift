@@ -44,7 +44,8 @@ struct APNGDecoding {
         let canvasBytes = working.bytes.assumingMemoryBound(to: UInt8.self)
         canvasBytes.initialize(repeating: 0, count: rowBytes * canvas.height)
         var saved: [UInt8] = []
-        for index in structure.frames.indices {
+        let kept = options.decodedFrameCount(of: frameCount)
+        for index in structure.frames.indices where frames.count < kept {
             let control = structure.frames[index].control
             let decoded: Image
             if index == 0 && structure.defaultImageIsFrame {

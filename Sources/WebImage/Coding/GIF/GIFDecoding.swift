@@ -129,7 +129,7 @@ final class GIFFrameReader {
     /// assembles the image.
     /// - Throws: as ``readFrame(from:)``; `corruptData` for a file without frames.
     func finish(from bytes: UnsafeRawBufferPointer, info: CGIFInfo) throws(ImageCodingError) -> Image {
-        let wanted = options.firstFrameOnly ? 1 : Int(info.frame_count)
+        let wanted = options.decodedFrameCount(of: Int(info.frame_count))
         while frames.count < wanted, try readFrame(from: bytes) {}
         guard !frames.isEmpty else { throw .corruptData(format: .gif, reason: "the file has no frames") }
         return GIFDecoding.assemble(frames.count > wanted ? Array(frames.prefix(wanted)) : frames, loopCount: info.loop_count)

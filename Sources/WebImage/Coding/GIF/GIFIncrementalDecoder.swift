@@ -69,7 +69,7 @@ final class GIFIncrementalDecoder: IncrementalDecoder {
             }
         }
         guard let reader else { return }
-        let limit = options.firstFrameOnly ? 1 : min(options.maxFrameCount, options.maxAnimationByteCount / max(canvas.pixelCount * 4, 1))
+        let limit = min(options.decodedFrameCount(of: Int.max), options.maxFrameCount, options.maxAnimationByteCount / max(canvas.pixelCount * 4, 1))
         while reader.frames.count < min(Int(info.complete_frame_count), limit) {
             do {
                 guard try reader.readFrame(from: bytes) else { return }
