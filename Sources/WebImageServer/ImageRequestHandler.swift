@@ -54,22 +54,23 @@ struct ImageRequestHandler: Sendable {
     func dispatch(_ received: HTTPRequest) -> HTTPDispatch {
         let started = ContinuousClock.now
         guard let request = routed(received) else {
-            return .answer(record(.text(404, "not found: outside \(config.pathPrefix)"), since: started))
+            return .answer(record(.text(404, "not found: outside \(config.pathPrefix)"), since: started, processing: false))
         }
+        let processing = Self.isProcessingRoute(request.path)
         switch route(of: request) {
         case .answer(let response):
-            return .answer(record(response, since: started))
+            return .answer(record(response, since: started, processing: processing))
         case .image(let image):
             if takesColdShortcut, coldWork.hasIdleThread, slots.tryReserve(below: coldWork.threadCount) {
                 return .task(on: coldWork, work: {
-                    record(await self.image(image, for: request, reservedColdThread: true), since: started)
+                    record(await self.image(image, for: request, reservedColdThread: true), since: started, processing: true)
                 }, abandon: { slots.endReservation() })
             }
             return .task(on: requests, work: {
-                record(await self.image(image, for: request, reservedColdThread: false), since: started)
+                record(await self.image(image, for: request, reservedColdThread: false), since: started, processing: true)
             }, abandon: {})
         case .task:
-            return .task(on: requests, work: { record(await respond(to: request), since: started) }, abandon: {})
+            return .task(on: requests, work: { record(await respond(to: request), since: started, processing: processing) }, abandon: {})
         }
     }
 
@@ -94,10 +95,18 @@ struct ImageRequestHandler: Sendable {
         return ConstantTime.equals(Array((request.authorization ?? "").utf8), Array("Bearer \(secret)".utf8))
     }
 
-    /// `response`, recorded in the metrics as taking from `started` until now, with the CORS
-    /// headers of ``ImageServerConfig/allowOrigin``.
-    private func record(_ response: HTTPResponse, since started: ContinuousClock.Instant) -> HTTPResponse {
-        metrics.recordRequest(status: response.status, bytesOut: response.body.count, duration: .now - started)
+    /// Whether a (routed) path is one of imgproxy's processing routes, an image or `/info`: what its
+    /// metrics count (``ImgproxyMetrics``); not `/health`, `/metrics`, the demo page or its samples.
+    static func isProcessingRoute(_ path: String) -> Bool {
+        !["/health", "/metrics", "/", "/index.html", "/favicon.ico", "/robots.txt"].contains(path) && !path.hasPrefix("/samples/")
+    }
+
+    /// `response`, recorded in the metrics as taking from `started` until now (in imgproxy's too for
+    /// a `processing` route), with the CORS headers of ``ImageServerConfig/allowOrigin``.
+    private func record(_ response: HTTPResponse, since started: ContinuousClock.Instant, processing: Bool) -> HTTPResponse {
+        let elapsed = ContinuousClock.now - started
+        metrics.recordRequest(status: response.status, bytesOut: response.body.count, duration: elapsed)
+        if processing { metrics.imgproxy.recordRequest(status: response.status, duration: elapsed) }
         guard let origin = config.allowOrigin else { return response }
         var response = response
         response.headers += [("Access-Control-Allow-Origin", origin), ("Access-Control-Allow-Methods", "GET, OPTIONS")]
@@ -139,6 +148,13 @@ struct ImageRequestHandler: Sendable {
 
     private var health: HTTPResponse { state.isDraining ? .text(503, "draining") : .text(200, "ok") }
 
+    /// The metrics in the Prometheus text format: WebImage's, the shared tiers' and imgproxy's
+    /// (under ``ImageServerConfig/prometheusNamespace``), for `/metrics` and the Prometheus listener.
+    var renderedMetrics: String {
+        metrics.render(shared: (manager.cache as? any SharedTierReporting)?.sharedTierReports ?? [],
+                       imgproxyNamespace: config.prometheusNamespace, workers: config.maxInFlight)
+    }
+
     /// The answer to a path ``dispatch(_:)`` hands to a task as ``Route/task``: `/metrics`, the demo
     /// page, its samples and `/info/`.
     private func respond(to request: HTTPRequest) async -> HTTPResponse {
@@ -148,7 +164,7 @@ struct ImageRequestHandler: Sendable {
             return health
         case "/metrics":
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                                body: Data(metrics.render(shared: (manager.cache as? any SharedTierReporting)?.sharedTierReports ?? []).utf8))
+                                body: Data(renderedMetrics.utf8))
         case "/", "/index.html":
             guard servesDemo else { return .text(404, "not found") }
             let page = DemoPage.html(signature: signers.isEmpty ? "insecure" : nil, sampleBase: sampleBase, signer: signers.first,
@@ -228,8 +244,14 @@ struct ImageRequestHandler: Sendable {
             slots.endReservation()
             reserved = false
         }
+        let waitStarted = ContinuousClock.now
         guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
-        defer { slots.release() }
+        let slotTaken = ContinuousClock.now
+        metrics.imgproxy.queue.record(slotTaken - waitStarted)
+        defer {
+            metrics.imgproxy.processing.record(.now - slotTaken)
+            slots.release()
+        }
         if passesSource, let answer = await sourceBytes(for: parsed, source: source, request: request) {
             return answer
         }

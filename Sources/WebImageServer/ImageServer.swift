@@ -32,6 +32,8 @@ public final class ImageServer: Sendable {
     private let state = ServerState()
     /// The HTTP layer while ``run(onListening:)`` runs.
     private let http = Mutex<HTTPServer?>(nil)
+    /// The Prometheus listener (``ImageServerConfig/prometheusListener``) while the server runs.
+    private let prometheus = Mutex<HTTPServer?>(nil)
     private let hasRun = Atomic<Bool>(false)
 
     /// Checks the configuration and prepares the server; it listens once ``run(onListening:)`` runs.
@@ -84,6 +86,10 @@ public final class ImageServer: Sendable {
         return (requests, ThreadPoolExecutor.coldWork)
     }
 
+    /// The port of the Prometheus listener while the server runs (``ImageServerConfig/prometheusListener``;
+    /// the free one picked for port 0); `nil` without one or before ``run(onListening:)`` listens.
+    public var prometheusPort: UInt16? { prometheus.withLock { $0?.port } }
+
     /// The port it listens on while it runs (the configured one, or the free one picked for port
     /// 0); `nil` before ``run(onListening:)`` listens.
     public var port: UInt16? {
@@ -102,11 +108,29 @@ public final class ImageServer: Sendable {
     public func run(onListening: @Sendable (UInt16) -> Void = { _ in }) async throws(ServerError) {
         guard !hasRun.exchange(true, ordering: .relaxed) else { throw .alreadyRunning }
         let handler = self.handler
-        let http = try HTTPServer(config: HTTPServer.Config(bindAddress: config.bindAddress, port: config.port,
+        // The Prometheus listener first: a main server that then fails to bind stops it again.
+        let metricsServer = try config.prometheusListener.map { listener throws(ServerError) in
+            // One thread; every answer is rendered there and then (a few kilobytes of text).
+            try HTTPServer(config: HTTPServer.Config(bindAddress: listener.bindAddress, port: listener.port, threads: 1,
+                                                     connectionLimit: 64)) { request in
+                guard request.method == "GET" || request.method == "HEAD" else { return .answer(.text(405, "only GET and HEAD")) }
+                guard request.path == "/metrics" else { return .answer(.text(404, "not found: metrics are at /metrics")) }
+                return .answer(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                                            body: Data(handler.renderedMetrics.utf8)))
+            }
+        }
+        let http: HTTPServer
+        do {
+            http = try HTTPServer(config: HTTPServer.Config(bindAddress: config.bindAddress, port: config.port,
                                                             idleTimeoutSeconds: UInt32(config.idleTimeoutSeconds),
                                                             realtimePriority: config.runsNetworkThreadsInRealTime ? Self.realtimePriority : 0)) {
-            handler.dispatch($0)
+                handler.dispatch($0)
+            }
+        } catch {
+            await metricsServer?.stop(drainingFor: .zero)
+            throw error
         }
+        prometheus.withLock { $0 = metricsServer }
         let registration = manager.addObserver(metrics)
         defer { registration.cancel() }
         self.http.withLock { $0 = http }
@@ -116,6 +140,8 @@ public final class ImageServer: Sendable {
         state.startDraining()
         await http.stop(drainingFor: config.drainTimeout)
         self.http.withLock { $0 = nil }
+        prometheus.withLock { $0 = nil }
+        await metricsServer?.stop(drainingFor: .seconds(1))
     }
 
     /// Runs the server in a task of its own and returns once it listens, with its port and that task

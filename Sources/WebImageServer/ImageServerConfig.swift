@@ -111,6 +111,13 @@ public struct ImageServerConfig: Sendable {
     /// How URLs are read beyond imgproxy's grammar: a base URL, source rewrites, the arguments
     /// separator, presets only, the options allowed (imgproxy's URL settings); default imgproxy's.
     public var urlParsing = URLParsing()
+    /// Where a second listener serves only `/metrics` (imgproxy's `IMGPROXY_PROMETHEUS_BIND`): an
+    /// address and port, port 0 for a free one (``ImageServer/prometheusPort``); default `nil`: the
+    /// metrics are at `/metrics` on the server's own port only.
+    public var prometheusListener: (bindAddress: String, port: UInt16)?
+    /// The namespace of imgproxy's metric families (`<namespace>_requests_total`; imgproxy's
+    /// `IMGPROXY_PROMETHEUS_NAMESPACE`); default empty: `requests_total`.
+    public var prometheusNamespace = ""
     /// A second path answered as `/health` is (imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`); default `nil`.
     public var healthCheckPath: String?
 

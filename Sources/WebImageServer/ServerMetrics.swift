@@ -27,7 +27,7 @@ final class ServerMetrics: WebImageObserver {
         }
     }
 
-    private let histograms = Dictionary(uniqueKeysWithValues: ServerMetrics.stages.map { ($0, AtomicCounters(count: Histogram.slots)) })
+    private let histograms = Dictionary(uniqueKeysWithValues: ServerMetrics.stages.map { ($0, LatencyHistogram(bounds: ServerMetrics.buckets)) })
     /// Requests answered, by status code (100–599; any other is counted as 599).
     private let statuses = AtomicCounters(count: 600)
     private let results = AtomicCounters(count: Tier.allCases.count)
@@ -36,21 +36,17 @@ final class ServerMetrics: WebImageObserver {
     /// Requests being processed, and waiting for a slot (read at render time).
     let inFlight = Atomic<Int>(0)
     let queued = Atomic<Int>(0)
-
-    /// Where a histogram keeps its values in its ``AtomicCounters``: one count per bucket (not
-    /// cumulative: the rendering sums them), then the count above the last bound, the count of all
-    /// and the sum in nanoseconds.
-    private enum Histogram {
-        static let overflow = ServerMetrics.buckets.count
-        static let count = overflow + 1
-        static let sumNanoseconds = overflow + 2
-        static let slots = overflow + 3
-    }
+    /// imgproxy's families (``ImgproxyMetrics``): its processing route's requests, statuses, errors,
+    /// latency and spans.
+    let imgproxy = ImgproxyMetrics()
 
     func observe(_ event: WebImageEvent) {
         switch event {
         case .loadFinished(let report) where report.error == nil && !report.joinedLoadUnderWay:
-            if report.durations.download > .zero { record(report.durations.download, in: "download") }
+            if report.durations.download > .zero {
+                record(report.durations.download, in: "download")
+                imgproxy.downloading.record(report.durations.download)
+            }
             if report.durations.decode > .zero { record(report.durations.decode, in: "decode") }
             if report.durations.transform > .zero { record(report.durations.transform, in: "transform") }
             if report.source == .network { bytesIn.add(report.byteCount, ordering: .relaxed) }
@@ -76,16 +72,12 @@ final class ServerMetrics: WebImageObserver {
     }
 
     private func record(_ duration: Duration, in stage: String) {
-        guard let histogram = histograms[stage] else { return }
-        let seconds = duration.secondsValue
-        histogram.add(1, at: Self.buckets.firstIndex { seconds <= $0 } ?? Histogram.overflow)
-        histogram.add(1, at: Histogram.count)
-        // Clamped: a negative or absurd duration must not trap (Int's overflow) or wrap the sum.
-        histogram.add(seconds.isFinite ? Int(min(max(seconds * 1e9, 0), 1e15)) : 0, at: Histogram.sumNanoseconds)
+        histograms[stage]?.record(duration)
     }
 
-    /// The Prometheus text exposition; with `shared`, each shared tier's counters and breaker state.
-    func render(shared: [SharedTierReport] = []) -> String {
+    /// The Prometheus text exposition: WebImage's families, imgproxy's (named under `namespace`,
+    /// for `workers` processing slots) and, with `shared`, each shared tier's counters and breaker state.
+    func render(shared: [SharedTierReport] = [], imgproxyNamespace namespace: String = "", workers: Int = 0) -> String {
         var lines: [String] = []
         func family(_ name: String, _ type: String, _ help: String) {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) \(type)"]
@@ -110,19 +102,11 @@ final class ServerMetrics: WebImageObserver {
         for stage in Self.stages {
             let name = "webimage_\(stage)_duration_seconds"
             family(name, "histogram", stage == "request" ? "Whole requests, from dispatch to answer." : "Time spent in the \(stage) stage.")
-            guard let histogram = histograms[stage] else { continue }
-            // Read the buckets first and the total last, so that +Inf (the total) is never below a bucket.
-            var cumulative = 0
-            for (index, bound) in Self.buckets.enumerated() {
-                cumulative += histogram.value(at: index)
-                lines.append("\(name)_bucket{le=\"\(bound)\"} \(cumulative)")
-            }
-            let count = max(histogram.value(at: Histogram.count), cumulative + histogram.value(at: Histogram.overflow))
-            lines.append("\(name)_bucket{le=\"+Inf\"} \(count)")
-            lines.append("\(name)_sum \(Double(histogram.value(at: Histogram.sumNanoseconds)) / 1e9)")
-            lines.append("\(name)_count \(count)")
+            lines += histograms[stage]?.lines(name: name) ?? []
         }
         if !shared.isEmpty { lines += Self.lines(for: shared) }
+        lines += imgproxy.lines(namespace: namespace, workers: workers, imagesInProgress: inFlight.load(ordering: .relaxed),
+                                queued: queued.load(ordering: .relaxed))
         return lines.joined(separator: "\n") + "\n"
     }
 

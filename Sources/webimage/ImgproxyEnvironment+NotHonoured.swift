@@ -57,8 +57,6 @@ extension ImgproxyEnvironment {
             "IMGPROXY_COOKIE_PASSTHROUGH": "not yet: cookies are not passed to sources",
             "IMGPROXY_COOKIE_PASSTHROUGH_ALL": "not yet: cookies are not passed to sources",
             "IMGPROXY_COOKIE_BASE_URL": "not yet: cookies are not passed to sources",
-            "IMGPROXY_PROMETHEUS_BIND": "not yet: metrics are at /metrics on the server's own port",
-            "IMGPROXY_PROMETHEUS_NAMESPACE": "not yet: metrics are at /metrics on the server's own port",
             "IMGPROXY_REPORT_DOWNLOADING_ERRORS": "no error-reporting service is supported",
             "IMGPROXY_REPORT_IO_ERRORS": "no error-reporting service is supported",
         ]

@@ -22,7 +22,7 @@ enum ImgproxyEnvironment {
     /// The names applied, and how.
     private static let honoured: [String: Apply] = [
         "IMGPROXY_BIND": { value, command throws(Invalid) in
-            let (host, port) = try bind(value)
+            let (host, port) = try bind(value, "IMGPROXY_BIND")
             command.bind = host
             command.port = port
         },
@@ -166,6 +166,12 @@ enum ImgproxyEnvironment {
             command.s3.endpoint = url
         },
         "IMGPROXY_S3_REGION": { value, command throws(Invalid) in if !value.isEmpty { command.s3.region = value } },
+        "IMGPROXY_PROMETHEUS_BIND": { value, command throws(Invalid) in
+            guard !value.isEmpty else { return }
+            let (host, port) = try bind(value, "IMGPROXY_PROMETHEUS_BIND")
+            command.server.prometheusListener = (host, port)
+        },
+        "IMGPROXY_PROMETHEUS_NAMESPACE": { value, command throws(Invalid) in command.server.prometheusNamespace = value },
         "IMGPROXY_SECRET": { value, command throws(Invalid) in command.server.secret = value.isEmpty ? nil : value },
         "IMGPROXY_ALLOW_ORIGIN": { value, command throws(Invalid) in command.server.allowOrigin = value.isEmpty ? nil : value },
         "IMGPROXY_TRUSTED_SIGNATURES": { value, command throws(Invalid) in command.server.trustedSignatures = Set(list(value)) },
@@ -244,14 +250,14 @@ enum ImgproxyEnvironment {
     // MARK: Values, as imgproxy parses them
 
     /// `host:port`, `:port` (every interface) or `[v6]:port`.
-    static func bind(_ value: String) throws(Invalid) -> (String, UInt16) {
+    static func bind(_ value: String, _ name: String) throws(Invalid) -> (String, UInt16) {
         guard let colon = value.lastIndex(of: ":"), let port = UInt16(value[value.index(after: colon)...]) else {
-            throw Invalid(name: "IMGPROXY_BIND", reason: "not host:port or :port: \(value)")
+            throw Invalid(name: name, reason: "not host:port or :port: \(value)")
         }
         var host = String(value[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host.isEmpty { host = "0.0.0.0" }
-        guard IPAddress(host) != nil else { throw Invalid(name: "IMGPROXY_BIND", reason: "not an IP address: \(host)") }
+        guard IPAddress(host) != nil else { throw Invalid(name: name, reason: "not an IP address: \(host)") }
         return (host, port)
     }
 

@@ -83,7 +83,10 @@ import Testing
             "IMGPROXY_MAX_ANIMATION_FRAMES": "50", "IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": "2", "IMGPROXY_MAX_RESULT_DIMENSION": "4000",
             "IMGPROXY_STRIP_COLOR_PROFILE": "false", "IMGPROXY_KEEP_COPYRIGHT": "f", "IMGPROXY_AUTO_ROTATE": "0",
             "IMGPROXY_HEALTH_CHECK_PATH": "/healthz", "IMGPROXY_PRESETS_PATH": presets.path,
+            "IMGPROXY_PROMETHEUS_BIND": ":9464", "IMGPROXY_PROMETHEUS_NAMESPACE": "imgproxy",
         ])
+        #expect(command.server.prometheusListener?.bindAddress == "0.0.0.0" && command.server.prometheusListener?.port == 9464)
+        #expect(command.server.prometheusNamespace == "imgproxy")
         #expect(command.server.pathPrefix == "/images" && command.server.signatureSize == 8 && command.environmentKeys.count == 2)
         #expect(command.server.allowedSources == ["https://cdn.example.com/", "s3://bucket/"] && command.server.healthCheckPath == "/healthz")
         #expect(command.sourcePolicy.allowsLoopback && !command.sourcePolicy.allowsLinkLocal && !command.sourcePolicy.allowsPrivate)
