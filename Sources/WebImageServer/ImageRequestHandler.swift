@@ -265,6 +265,7 @@ struct ImageRequestHandler: Sendable {
             }
             return response(for: variant, image: image, request: request)
         } catch let error as WebImageError {
+            if let fallback = await fallbackAnswer(for: error, image: image, request: request, context: context) { return fallback }
             let (status, text) = status(for: error)
             return .text(status, text)
         } catch {
@@ -341,7 +342,7 @@ struct ImageRequestHandler: Sendable {
     }
 
     /// The answer for a variant: its bytes (or a 304 for its ETag) with the headers a CDN expects.
-    private func response(for variant: ImageVariant, parsed: ProcessingRequest, source: URL, variesByAccept: Bool,
+    func response(for variant: ImageVariant, parsed: ProcessingRequest, source: URL, variesByAccept: Bool,
                           request: HTTPRequest) -> HTTPResponse {
         var headers: [(name: String, value: String)] = [("ETag", variant.entityTag), ("Cache-Control", cacheControl(for: parsed)),
                                                          ("Content-Disposition", Self.contentDisposition(for: parsed, source: source,

@@ -118,6 +118,9 @@ public struct ImageServerConfig: Sendable {
     /// The namespace of imgproxy's metric families (`<namespace>_requests_total`; imgproxy's
     /// `IMGPROXY_PROMETHEUS_NAMESPACE`); default empty: `requests_total`.
     public var prometheusNamespace = ""
+    /// The picture answered, processed as the request asks, when a source cannot be downloaded
+    /// (imgproxy's `IMGPROXY_FALLBACK_IMAGE_*`); default `nil`: the failure's status.
+    public var fallbackImage: FallbackImage?
     /// A second path answered as `/health` is (imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`); default `nil`.
     public var healthCheckPath: String?
 

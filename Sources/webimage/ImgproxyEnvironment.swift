@@ -172,6 +172,32 @@ enum ImgproxyEnvironment {
             command.server.prometheusListener = (host, port)
         },
         "IMGPROXY_PROMETHEUS_NAMESPACE": { value, command throws(Invalid) in command.server.prometheusNamespace = value },
+        "IMGPROXY_FALLBACK_IMAGE_DATA": { value, command throws(Invalid) in
+            guard !value.isEmpty else { return }
+            guard let data = Data(base64Encoded: value) else { throw Invalid(name: "IMGPROXY_FALLBACK_IMAGE_DATA", reason: "not base64") }
+            command.fallbackData = data
+        },
+        "IMGPROXY_FALLBACK_IMAGE_PATH": { value, command throws(Invalid) in
+            if !value.isEmpty { command.fallbackLocation = URL(fileURLWithPath: value) }
+        },
+        "IMGPROXY_FALLBACK_IMAGE_URL": { value, command throws(Invalid) in
+            guard !value.isEmpty else { return }
+            guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw Invalid(name: "IMGPROXY_FALLBACK_IMAGE_URL", reason: "not an http(s) URL: \(value)")
+            }
+            command.fallbackLocation = url
+        },
+        "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE": { value, command throws(Invalid) in
+            let code = try count(value, "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE")
+            guard code == 0 || (100...599).contains(code) else {
+                throw Invalid(name: "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE", reason: "invalid: \(value)")
+            }
+            command.fallbackStatus = code == 0 ? nil : code
+        },
+        "IMGPROXY_FALLBACK_IMAGE_TTL": { value, command throws(Invalid) in
+            let seconds = try count(value, "IMGPROXY_FALLBACK_IMAGE_TTL")
+            command.fallbackMaxAge = seconds == 0 ? nil : seconds
+        },
         "IMGPROXY_SECRET": { value, command throws(Invalid) in command.server.secret = value.isEmpty ? nil : value },
         "IMGPROXY_ALLOW_ORIGIN": { value, command throws(Invalid) in command.server.allowOrigin = value.isEmpty ? nil : value },
         "IMGPROXY_TRUSTED_SIGNATURES": { value, command throws(Invalid) in command.server.trustedSignatures = Set(list(value)) },

@@ -72,6 +72,12 @@ struct ServeCommand {
     }()
     /// `IMGPROXY_PRESETS_SEPARATOR`: what separates the presets of `IMGPROXY_PRESETS`; default a comma.
     var presetsSeparator = ","
+    /// `IMGPROXY_FALLBACK_IMAGE_PATH`/`_URL` (where the picture is), `_DATA` (its bytes, written to a
+    /// temporary file at start), `_HTTP_CODE` (default 200; `nil`: the failure's) and `_TTL`.
+    var fallbackLocation: URL?
+    var fallbackData: Data?
+    var fallbackStatus: Int? = 200
+    var fallbackMaxAge: Int?
     /// `IMGPROXY_WATERMARK_DATA`: the watermark picture's bytes (`--watermark` wins).
     var watermarkData: Data?
     /// The `IMGPROXY_*` names not honoured, reported at start-up.
@@ -232,6 +238,15 @@ struct ServeCommand {
         return try WatermarkImage(image: try CoderRegistry.shared.decode(data))
     }
 
+    /// Writes the fallback picture's bytes to a file of this process's own in the temporary folder
+    /// (the manager reads and caches it from there like any file).
+    /// - Throws: the file's write error.
+    private static func writeFallback(_ data: Data) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-fallback-\(getpid())")
+        try data.write(to: url, options: .atomic)
+        return url
+    }
+
     private static func addPreset(_ text: String, to presets: inout [String: [String]]) -> ParseResult<Void> {
         do {
             let preset = try ImageServerConfig.preset(parsing: text)
@@ -262,13 +277,22 @@ struct ServeCommand {
         if let maxRedirects { downloaderConfig.maxRedirects = maxRedirects }
         if let userAgent { downloaderConfig.httpHeaders["User-Agent"] = userAgent }
         let downloader = Downloader(config: downloaderConfig)
-        let loaders: [any ImageLoader] = localRoot == nil ? [downloader] : [downloader, FileLoader()]
+        let fallbackURL: URL?
+        do {
+            fallbackURL = try fallbackData.map(Self.writeFallback) ?? fallbackLocation
+        } catch {
+            Console.error("webimage serve: IMGPROXY_FALLBACK_IMAGE_DATA: \(error)\n")
+            return 1
+        }
+        let readsFiles = localRoot != nil || fallbackURL?.isFileURL == true
+        let loaders: [any ImageLoader] = readsFiles ? [downloader, FileLoader()] : [downloader]
         let manager = WebImageManager(cache: cache, loader: (try? s3.loaders(loaders)) ?? LoadersManager(loaders: loaders),
                                       config: WebImageManagerConfig(maxVariantMemoryCost: variantMemoryLimit, variantMemoryAdmission: .whenReused))
         let signing: ImageServerConfig.Signing = keyHex.map { .signed(keyHex: $0, saltHex: saltHex ?? "") }
             ?? (environmentKeys.isEmpty ? .unsigned : .signedWithAnyOf(environmentKeys))
         for line in ignoredEnvironment { Console.error("webimage serve: \(line)\n") }
         var config = server
+        config.fallbackImage = fallbackURL.map { FallbackImage(url: $0, status: fallbackStatus, maxAge: fallbackMaxAge) }
         config.bindAddress = bind
         config.port = port
         config.signing = signing

@@ -84,7 +84,9 @@ import Testing
             "IMGPROXY_STRIP_COLOR_PROFILE": "false", "IMGPROXY_KEEP_COPYRIGHT": "f", "IMGPROXY_AUTO_ROTATE": "0",
             "IMGPROXY_HEALTH_CHECK_PATH": "/healthz", "IMGPROXY_PRESETS_PATH": presets.path,
             "IMGPROXY_PROMETHEUS_BIND": ":9464", "IMGPROXY_PROMETHEUS_NAMESPACE": "imgproxy",
+            "IMGPROXY_FALLBACK_IMAGE_PATH": "/srv/fallback.png", "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE": "0", "IMGPROXY_FALLBACK_IMAGE_TTL": "30",
         ])
+        #expect(command.fallbackLocation?.path == "/srv/fallback.png" && command.fallbackStatus == nil && command.fallbackMaxAge == 30)
         #expect(command.server.prometheusListener?.bindAddress == "0.0.0.0" && command.server.prometheusListener?.port == 9464)
         #expect(command.server.prometheusNamespace == "imgproxy")
         #expect(command.server.pathPrefix == "/images" && command.server.signatureSize == 8 && command.environmentKeys.count == 2)
@@ -97,7 +99,9 @@ import Testing
         #expect(command.presets["thumb"] == ["rs:fill:64:64"] && command.ignoredEnvironment.isEmpty)
         for (name, value) in [("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_QUALITY", "0"), ("IMGPROXY_FORMAT_QUALITY", "tiff=80"),
                               ("IMGPROXY_MAX_SRC_RESOLUTION", "-1"), ("IMGPROXY_MAX_ANIMATION_FRAMES", "0"), ("IMGPROXY_PATH_PREFIX", "images"),
-                              ("IMGPROXY_KEY_PATH", "/nonexistent/keys"), ("IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES", "yes")] {
+                              ("IMGPROXY_KEY_PATH", "/nonexistent/keys"), ("IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES", "yes"),
+                              ("IMGPROXY_FALLBACK_IMAGE_HTTP_CODE", "700"), ("IMGPROXY_FALLBACK_IMAGE_URL", "ftp://x/y.png"),
+                              ("IMGPROXY_PROMETHEUS_BIND", "metrics:9464")] {
             #expect(refusal([], [name: value])?.contains(name) == true, "\(name)=\(value)")
         }
     }
@@ -133,6 +137,7 @@ import Testing
             "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_KEY": "6b6579,6e6577", "IMGPROXY_SALT": "73616c74,73616c32",
             "IMGPROXY_NO_SUCH_THING": "1", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "1", "IMGPROXY_PATH_PREFIX": "/img",
             "IMGPROXY_SIGNATURE_SIZE": "8", "IMGPROXY_HEALTH_CHECK_PATH": "/healthz",
+            "IMGPROXY_FALLBACK_IMAGE_DATA": try encodedPicture(width: 40, height: 40, seed: 5).base64EncodedString(),
         ]) { $1 }
         try await child.start()
         defer { if child.process.isRunning { kill(child.process.processIdentifier, SIGKILL) } }
@@ -158,6 +163,11 @@ import Testing
         #expect((long as? HTTPURLResponse)?.statusCode == 403, "a full-length signature is not the 8-byte one")
         let (_, unsigned) = try await URLSession.shared.data(from: URL(string: base + "/img/insecure" + path)!)
         #expect((unsigned as? HTTPURLResponse)?.statusCode == 403)
+        let missing = "/rs:fit:20:20/plain/\(sources.url("/missing.png").absoluteString)"
+        let fallbackSignature = try ProcessingURLSigner(keyHex: "6b6579", saltHex: "73616c74", signatureSize: 8).signature(of: missing)
+        let (fallbackBody, fallback) = try await URLSession.shared.data(from: URL(string: base + "/img/" + fallbackSignature + missing)!)
+        #expect((fallback as? HTTPURLResponse)?.statusCode == 200, "IMGPROXY_FALLBACK_IMAGE_DATA answers a missing source")
+        #expect(try CoderRegistry.shared.decode(fallbackBody).size == PixelSize(width: 20, height: 20))
         for health in ["/img/health", "/img/healthz"] {
             let (_, answer) = try await URLSession.shared.data(from: URL(string: base + health)!)
             #expect((answer as? HTTPURLResponse)?.statusCode == 200, "\(health)")
