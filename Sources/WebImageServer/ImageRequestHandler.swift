@@ -11,6 +11,8 @@ struct ImageRequestHandler: Sendable {
     let config: ImageServerConfig
     /// The signers of a signed server (a URL signed by any one is valid); empty when unsigned.
     let signers: [ProcessingURLSigner]
+    /// How each answer's format is picked (made once from the configuration).
+    let formatPolicy: FormatPolicy
     let metrics: ServerMetrics
     let slots: ProcessingSlots
     let state: ServerState
@@ -28,6 +30,7 @@ struct ImageRequestHandler: Sendable {
     init(manager: WebImageManager, config: ImageServerConfig, signers: [ProcessingURLSigner], metrics: ServerMetrics, slots: ProcessingSlots,
          state: ServerState, executors: (requests: ThreadPoolExecutor, coldWork: ThreadPoolExecutor)) {
         (self.manager, self.config, self.signers, self.metrics, self.slots, self.state) = (manager, config, signers, metrics, slots, state)
+        formatPolicy = FormatPolicy(config: config)
         (requests, coldWork) = executors
         takesColdShortcut = manager.cache is ImageCache
     }
@@ -221,7 +224,7 @@ struct ImageRequestHandler: Sendable {
                                   defaults: config.processingDefaults, parsing: config.urlParsing)
         }).map { parsed, source in
             ImageRequest(parsed: parsed, source: source,
-                         parameters: VariantParameters(request: parsed, accept: request.accept, negotiates: config.negotiatesFormats,
+                         parameters: VariantParameters(request: parsed, accept: request.accept, formats: formatPolicy,
                                                        watermark: config.watermark, limits: manager.config.limits))
         }
     }

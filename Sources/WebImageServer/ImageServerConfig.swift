@@ -70,10 +70,24 @@ public struct ImageServerConfig: Sendable {
     /// `max_animation_frames`, `max_animation_frame_resolution`, `max_result_dimension`); default
     /// `false`: they are answered 403, as imgproxy answers them.
     public var allowsSecurityOptions: Bool
-    /// Whether a URL naming no format gets AVIF or WebP when the client's `Accept` lists them (with
-    /// `Vary: Accept`), as imgproxy's `IMGPROXY_AUTO_AVIF`/`AUTO_WEBP`; default `false`: the source's
-    /// own format when it can be written, as imgproxy answers by default.
-    public var negotiatesFormats: Bool
+    /// Whether a URL naming no format gets AVIF or WebP when the client's `Accept` lists them: both
+    /// of ``autoFormats``; setting it sets them (`true`) or clears them (`false`). Default `false`.
+    public var negotiatesFormats: Bool {
+        get { !autoFormats.isEmpty }
+        set { autoFormats = newValue ? [.avif, .webp] : [] }
+    }
+    /// The formats (AVIF, WebP) a URL naming no format gets when the client's `Accept` lists them,
+    /// AVIF first, with `Vary: Accept` (imgproxy's `IMGPROXY_AUTO_AVIF`, `IMGPROXY_AUTO_WEBP`);
+    /// default none: ``preferredFormats`` decide.
+    public var autoFormats: Set<ImageFormat> = []
+    /// The formats (AVIF, WebP) every answer gets when the client's `Accept` lists them, even when
+    /// the URL names another format (imgproxy's `IMGPROXY_ENFORCE_AVIF`, `IMGPROXY_ENFORCE_WEBP`);
+    /// default none.
+    public var enforcedFormats: Set<ImageFormat> = []
+    /// The formats a URL naming no format (and not negotiated) is answered in: the source's when
+    /// listed, else the first that can hold the image (imgproxy's `IMGPROXY_PREFERRED_FORMATS`);
+    /// default JPEG, PNG, GIF, as imgproxy (a WebP or AVIF source becomes JPEG, or PNG with alpha).
+    public var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
     /// The picture the `watermark` option lays over results (imgproxy's `IMGPROXY_WATERMARK_PATH`);
     /// default `nil`: `watermark` changes nothing, as in imgproxy without one.
     public var watermark: WatermarkImage?
@@ -158,7 +172,7 @@ public struct ImageServerConfig: Sendable {
         self.coders = coders
         self.presets = presets
         self.allowsSecurityOptions = allowsSecurityOptions
-        self.negotiatesFormats = negotiatesFormats
+        self.autoFormats = negotiatesFormats ? [.avif, .webp] : []
         self.bindAddress = bindAddress
         self.port = port
         self.signing = signing

@@ -12,8 +12,7 @@ import WebImage
 struct ProcessingRequest: Sendable {
     /// Geometry and effects, for ``WebImage/ProcessingTransformer``.
     var processing = ProcessingOptions()
-    /// The output format asked for; `nil`: the source's own when it can be written (else JPEG, PNG
-    /// with alpha, GIF when animated).
+    /// The output format asked for; `nil`: the server's ``FormatPolicy`` decides.
     var format: ImageFormat?
     /// `quality` (1–100; nil: per-format default).
     var quality: Int?

@@ -2,7 +2,7 @@ import Foundation
 import WebImage
 
 /// What a parsed request asks ``WebImageManager/loadVariant(url:format:encoding:options:context:)``
-/// for: the format (named, the source's own, or the `Accept` choice), the encode options, the load
+/// for: the format (``FormatPolicy``: enforced, named, the `Accept` choice or preferred), the encode options, the load
 /// options, and the context: the ``ProcessingTransformer`` of the request's geometry and effects,
 /// and a thumbnail size for shrink-on-load when the geometry allows one (no crop, trim or minimum
 /// sizes): the fitted size itself for `fit`, the smallest image covering the box for the others.
@@ -13,20 +13,15 @@ struct VariantParameters {
     var context = WebImageContext()
 
     /// Whether the answer depends on the client's `Accept` header (it must say `Vary: Accept`).
-    var variesByAccept: Bool {
-        if case .automatic = format { return true }
-        return false
-    }
+    var variesByAccept: Bool
 
     /// The side a 0 (any) dimension fits inside.
     static let unbounded = 1 << 20
 
-    /// - Parameters:
-    ///   - negotiates: whether a request naming no format gets the `Accept` choice (AVIF, WebP) instead
-    ///     of the source's own format.
-    init(request: ProcessingRequest, accept: String?, negotiates: Bool, watermark: WatermarkImage? = nil,
+    /// - Parameter formats: how the format is picked from the URL's and the client's `accept`.
+    init(request: ProcessingRequest, accept: String?, formats: FormatPolicy = FormatPolicy(), watermark: WatermarkImage? = nil,
          limits: ImageLimits = ImageLimits()) {
-        format = request.format.map { .exactly($0) } ?? (negotiates ? .automatic(accept: accept) : .source)
+        (format, variesByAccept) = formats.format(named: request.format, accept: accept)
         // The output format is decided once, by the manager once the image is known: every format's
         // quality and effort are handed on, and the encode picks its own.
         let defaults = request.defaults

@@ -52,10 +52,28 @@ enum ImgproxyEnvironment {
             }
         },
         "IMGPROXY_AUTO_WEBP": { value, command throws(Invalid) in
-            if try bool(value, "IMGPROXY_AUTO_WEBP") { command.negotiatesFormats = true }
+            if try bool(value, "IMGPROXY_AUTO_WEBP") { command.server.autoFormats.insert(.webp) }
         },
         "IMGPROXY_AUTO_AVIF": { value, command throws(Invalid) in
-            if try bool(value, "IMGPROXY_AUTO_AVIF") { command.negotiatesFormats = true }
+            if try bool(value, "IMGPROXY_AUTO_AVIF") { command.server.autoFormats.insert(.avif) }
+        },
+        "IMGPROXY_ENFORCE_WEBP": { value, command throws(Invalid) in
+            if try bool(value, "IMGPROXY_ENFORCE_WEBP") { command.server.enforcedFormats.insert(.webp) }
+        },
+        "IMGPROXY_ENFORCE_AVIF": { value, command throws(Invalid) in
+            if try bool(value, "IMGPROXY_ENFORCE_AVIF") { command.server.enforcedFormats.insert(.avif) }
+        },
+        "IMGPROXY_PREFERRED_FORMATS": { value, command throws(Invalid) in
+            var formats: [ImageFormat] = []
+            for name in list(value) {
+                guard ProcessingDefaults.sourceFormats(named: name.lowercased()) != nil else {
+                    throw Invalid(name: "IMGPROXY_PREFERRED_FORMATS", reason: "unknown format \(name)")
+                }
+                // As imgproxy: a format that cannot be written is left out (heic, bmp, tiff, ico, jxl, svg here).
+                if let format = ProcessingDefaults.outputFormat(named: name.lowercased()) { formats.append(format) }
+            }
+            guard !formats.isEmpty else { throw Invalid(name: "IMGPROXY_PREFERRED_FORMATS", reason: "no format WebImage can write: \(value)") }
+            command.server.preferredFormats = formats
         },
         "IMGPROXY_DOWNLOAD_TIMEOUT": { value, command throws(Invalid) in
             command.downloadTimeout = .seconds(try positive(value, "IMGPROXY_DOWNLOAD_TIMEOUT"))

@@ -39,7 +39,6 @@ struct ServeCommand {
     var watermark: String?
     /// `--local-root DIR`: the folder of `local:///` sources.
     var localRoot: URL?
-    var negotiatesFormats = false
     /// `--keep-sources`: sources' bytes stay in the disk tier (``ImageServerConfig/keepsSources``).
     var keepsSources = false
     /// `--realtime-http`: ``ImageServerConfig/runsNetworkThreadsInRealTime``.
@@ -187,7 +186,7 @@ struct ServeCommand {
             case "--watermark":
                 guard let text = cursor.next() else { return .failure("--watermark needs an image file or URL") }
                 command.watermark = text
-            case "--auto-format": command.negotiatesFormats = true
+            case "--auto-format": command.server.autoFormats = [.avif, .webp]
             case "--keep-sources": command.keepsSources = true
             case "--realtime-http": command.runsNetworkThreadsInRealTime = true
             case "--disk-limit":
@@ -304,7 +303,6 @@ struct ServeCommand {
         if let queue { config.queueLimit = queue }
         config.presets = presets
         config.allowsSecurityOptions = allowsSecurityOptions
-        config.negotiatesFormats = negotiatesFormats
         config.localRoot = localRoot
         config.keepsSources = keepsSources
         config.runsNetworkThreadsInRealTime = runsNetworkThreadsInRealTime

@@ -10,8 +10,13 @@ public enum VariantFormat: Sendable, Hashable {
     case exactly(ImageFormat)
     /// The source's own format when a coder can write it (a PNG stays PNG, a WebP stays WebP), else
     /// its family (``ImageFormat/family(ofAnimated:hasAlpha:)``: a HEIF becomes JPEG, or PNG with alpha).
-    /// What imgproxy does when a URL names no format.
+    /// What imgproxy 3 did when a URL named no format.
     case source
+    /// The source's own format when it is one of `formats` and a coder can write it; else the first
+    /// of `formats` that can hold the image (an animation needs GIF, WebP or AVIF, alpha anything
+    /// but JPEG); else the first. What imgproxy 4 does when a URL names no format, with its
+    /// `IMGPROXY_PREFERRED_FORMATS` (default JPEG, PNG, GIF: a WebP source becomes a JPEG).
+    case preferred([ImageFormat])
 }
 
 extension ImageFormat {
@@ -47,6 +52,21 @@ extension ImageFormat {
             return format
         }
         return nil
+    }
+
+    /// Whether `accept` lists this format's media type with a non-zero quality (`*/*` and `image/*`
+    /// do not count: see ``negotiated(accept:isAnimated:hasAlpha:coders:)``).
+    package func isAccepted(by accept: String?) -> Bool {
+        guard let accept, !accept.isEmpty else { return false }
+        return Self.acceptedTypes(accept).contains(mimeType)
+    }
+
+    /// Whether an encode in this format can hold `image`'s traits: several frames (GIF, WebP, AVIF,
+    /// as an imgproxy preferred-format choice counts them) and alpha (anything but JPEG).
+    func canHold(animated: Bool, alpha: Bool) -> Bool {
+        if animated && ![.gif, .webp, .avif].contains(self) { return false }
+        if alpha && self == .jpeg { return false }
+        return true
     }
 
     /// The media types an `Accept` header lists with a non-zero quality, lower-cased.

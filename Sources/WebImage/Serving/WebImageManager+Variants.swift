@@ -190,12 +190,14 @@ extension WebImageManager {
         case exactly(ImageFormat)
         case sourceFamily
         case sourceFormat
+        case preferred([ImageFormat])
 
         var keyPart: String {
             switch self {
             case .exactly(let format): format.rawValue
             case .sourceFamily: "family"
             case .sourceFormat: "source"
+            case .preferred(let formats): "preferred-" + formats.map(\.rawValue).joined(separator: ".")
             }
         }
 
@@ -206,7 +208,17 @@ extension WebImageManager {
             case .sourceFormat:
                 image.format != .unknown && coders.canEncode(image.format) ? image.format
                     : .family(ofAnimated: image.isAnimated, hasAlpha: image.pixelFormat.hasAlpha)
+            case .preferred(let formats):
+                Self.preferred(formats.filter(coders.canEncode), for: image)
+                    ?? .family(ofAnimated: image.isAnimated, hasAlpha: image.pixelFormat.hasAlpha)
             }
+        }
+
+        /// imgproxy's choice among its preferred formats (`findPreferredFormat`): the source's own
+        /// when listed, else the first that can hold the image, else the first; `nil` for none.
+        static func preferred(_ formats: [ImageFormat], for image: Image) -> ImageFormat? {
+            if formats.contains(image.format) { return image.format }
+            return formats.first { $0.canHold(animated: image.isAnimated, alpha: image.pixelFormat.hasAlpha) } ?? formats.first
         }
     }
 
@@ -214,6 +226,7 @@ extension WebImageManager {
         switch format {
         case .exactly(let format): .exactly(format)
         case .source: .sourceFormat
+        case .preferred(let formats): .preferred(formats)
         case .automatic(let accept): ImageFormat.modernChoice(accept: accept, coders: coders).map { .exactly($0) } ?? .sourceFamily
         }
     }

@@ -37,7 +37,7 @@ import Testing
         ])
         #expect(command.bind == "0.0.0.0" && command.port == 9000)
         #expect(command.maxInFlight == 3 && command.queue == 10 && command.cacheMaxAge == 60)
-        #expect(command.allowsSecurityOptions && command.negotiatesFormats)
+        #expect(command.allowsSecurityOptions && command.server.autoFormats == [.webp])
         #expect(command.downloadTimeout == .seconds(7) && command.maxSourceBytes == 1 << 20 && command.maxRedirects == 2)
         #expect(command.userAgent == "imgproxy-compatible" && command.localRoot?.path == "/srv/images")
         #expect(command.presets["default"] == ["q:70"] && command.presets["thumb"] == ["rs:fill:100:100"])

@@ -166,12 +166,12 @@ import Testing
 
     @Test func theManagerIsAskedForWhatTheOptionsMean() throws {
         func parameters(_ options: String, accept: String? = nil, negotiates: Bool = false) throws -> VariantParameters {
-            VariantParameters(request: try request("/s/\(options)/plain/http://h/x.jpg"), accept: accept, negotiates: negotiates)
+            VariantParameters(request: try request("/s/\(options)/plain/http://h/x.jpg"), accept: accept, formats: FormatPolicy(negotiates: negotiates, coders: ServerFixture.coders))
         }
         let fit = try parameters("rs:fit:100:50")
         #expect(fit.context.thumbnailPixelSize == PixelSize(width: 100, height: 50), "fit: decoded small")
         #expect(fit.context.transformer?.key == "Processing(rs:fit:100:50)")
-        #expect(fit.format == .source, "no format named: the source's own")
+        #expect(fit.format == .preferred([.jpeg, .png, .gif]) && !fit.variesByAccept, "no format named: imgproxy's preferred formats")
         #expect(try parameters("w:100/dpr:2").context.thumbnailPixelSize == PixelSize(width: 200, height: VariantParameters.unbounded))
         #expect(try parameters("w:100/rot:90").context.thumbnailPixelSize == PixelSize(width: VariantParameters.unbounded, height: 100))
         let fill = try parameters("rs:fill:100:50/dpr:2")
@@ -192,8 +192,11 @@ import Testing
         #expect(named.resolved(for: .webp).compressionQuality == 0.55 && named.resolved(for: .avif).compressionQuality == 0.55,
                 "quality beats every per-format default")
         #expect(try parameters("fq:webp:40").encoding.resolved(for: .webp).compressionQuality == 0.4)
-        #expect(try parameters("w:1", accept: "image/webp").format == .source, "Accept is ignored unless the server negotiates")
-        #expect(try parameters("w:1", accept: "image/webp", negotiates: true).format == .automatic(accept: "image/webp"))
+        #expect(try parameters("w:1", accept: "image/webp").format == .preferred([.jpeg, .png, .gif]), "Accept is ignored unless the server negotiates")
+        let negotiated = try parameters("w:1", accept: "image/webp", negotiates: true)
+        #expect(negotiated.format == .exactly(.webp) && negotiated.variesByAccept)
+        let notAccepted = try parameters("w:1", accept: "image/png", negotiates: true)
+        #expect(notAccepted.format == .preferred([.jpeg, .png, .gif]) && notAccepted.variesByAccept, "another client could get WebP: Vary")
         #expect(try parameters("w:1/f:avif").format == .exactly(.avif))
         let kept = try parameters("scp:0/kcr:1/mb:5000")
         #expect(kept.options.contains(.preserveColorProfile) && kept.options.contains(.preserveCopyright) && kept.encoding.maxFileSize == 5000)

@@ -1,0 +1,42 @@
+import WebImage
+
+/// How a server picks an answer's format, as imgproxy 4's `determineOutputFormat`: an enforced
+/// modern format the client accepts, else the format the URL names, else an automatic modern format
+/// the client accepts, else the preferred formats (the source's own when listed). AVIF is tried
+/// before WebP. The choice is made once per request, before the source is known, and handed to the
+/// manager as a ``WebImage/VariantFormat``.
+struct FormatPolicy: Sendable {
+    /// ``ImageServerConfig/autoFormats``, ``ImageServerConfig/enforcedFormats``,
+    /// ``ImageServerConfig/preferredFormats``.
+    var automatic: Set<ImageFormat> = []
+    var enforced: Set<ImageFormat> = []
+    var preferred: [ImageFormat] = [.jpeg, .png, .gif]
+    /// The coders a modern format must be writable by.
+    var coders: CoderRegistry = .shared
+
+    /// A server's policy.
+    init(config: ImageServerConfig) {
+        (automatic, enforced, preferred, coders) = (config.autoFormats, config.enforcedFormats, config.preferredFormats, config.coders)
+    }
+
+    /// imgproxy's defaults: nothing negotiated, JPEG, PNG, GIF preferred; `negotiates`: AVIF and WebP
+    /// automatic, when `coders` write them.
+    init(negotiates: Bool = false, coders: CoderRegistry = .shared) {
+        automatic = negotiates ? [.avif, .webp] : []
+        self.coders = coders
+    }
+
+    /// The format for a URL naming `named` (or none), from a client sending `accept`, and whether the
+    /// answer depends on `Accept` (it must then say `Vary: Accept`).
+    func format(named: ImageFormat?, accept: String?) -> (format: VariantFormat, variesByAccept: Bool) {
+        if let modern = modern(among: enforced, accept: accept) { return (.exactly(modern), true) }
+        if let named { return (.exactly(named), !enforced.isEmpty) }
+        if let modern = modern(among: automatic, accept: accept) { return (.exactly(modern), true) }
+        return (.preferred(preferred), !enforced.isEmpty || !automatic.isEmpty)
+    }
+
+    /// AVIF, then WebP, when it is among `formats`, the client accepts it and a coder writes it.
+    private func modern(among formats: Set<ImageFormat>, accept: String?) -> ImageFormat? {
+        [ImageFormat.avif, .webp].first { formats.contains($0) && $0.isAccepted(by: accept) && coders.canEncode($0) }
+    }
+}
