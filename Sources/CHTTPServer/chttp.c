@@ -135,6 +135,11 @@ chttp_server *chttp_start(const chttp_config *config, chttp_handler handler, cht
     server->realtime_priority = config->realtime_priority;
     server->slice_ns = config->slice_ns;
     server->context = context;
+    /* LISTENING_ADDRESS_REUSE only when asked: passing 0 would turn MHD's default SO_REUSEADDR off. */
+    struct MHD_OptionItem reuse[] = {
+        { config->reuse_port ? MHD_OPTION_LISTENING_ADDRESS_REUSE : MHD_OPTION_END, 1, NULL },
+        { MHD_OPTION_END, 0, NULL },
+    };
     server->daemon = MHD_start_daemon(
         flags, config->port, NULL, NULL, chttp_access, server,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
@@ -144,6 +149,7 @@ chttp_server *chttp_start(const chttp_config *config, chttp_handler handler, cht
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)config->memory_limit,
         MHD_OPTION_UNESCAPE_CALLBACK, chttp_keep_escaped, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, chttp_completed, server,
+        MHD_OPTION_ARRAY, reuse,
         MHD_OPTION_END);
     if (server->daemon == NULL) {
         snprintf(error, error_size, "libmicrohttpd could not listen on %s port %u (in use, or not an address of this machine)",

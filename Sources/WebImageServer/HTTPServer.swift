@@ -121,6 +121,8 @@ final class HTTPServer: Sendable {
         /// The scheduling slice MHD's threads of the normal class take before their first request
         /// (``ThreadPoolExecutor/answeringSlice``); 0 keeps the kernel's default.
         var sliceNanoseconds = ThreadPoolExecutor.answeringSlice
+        /// Whether the listening socket is `SO_REUSEPORT`, so that several processes share the port.
+        var reusesPort = false
     }
 
     /// Starts listening. `dispatcher` runs on MHD's threads and must not block: it returns an answer
@@ -132,7 +134,8 @@ final class HTTPServer: Sendable {
         let started = config.bindAddress.withCString { bind in
             var settings = chttp_config(bind_address: bind, port: config.port, threads: config.threads, connection_limit: config.connectionLimit,
                                         timeout_seconds: config.idleTimeoutSeconds, memory_limit: config.memoryLimit,
-                                        realtime_priority: config.realtimePriority, slice_ns: UInt(config.sliceNanoseconds))
+                                        realtime_priority: config.realtimePriority, slice_ns: UInt(config.sliceNanoseconds),
+                                        reuse_port: config.reusesPort ? 1 : 0)
             return chttp_start(&settings, HTTPServer.dispatch, HTTPServer.idle, Unmanaged.passUnretained(core).toOpaque(),
                                &error, error.count)
         }

@@ -122,8 +122,10 @@ public final class ImageServer: Sendable {
         let http: HTTPServer
         do {
             http = try HTTPServer(config: HTTPServer.Config(bindAddress: config.bindAddress, port: config.port,
+                                                            connectionLimit: UInt32(clamping: max(1, config.maxClients)),
                                                             idleTimeoutSeconds: UInt32(config.idleTimeoutSeconds),
-                                                            realtimePriority: config.runsNetworkThreadsInRealTime ? Self.realtimePriority : 0)) {
+                                                            realtimePriority: config.runsNetworkThreadsInRealTime ? Self.realtimePriority : 0,
+                                                            reusesPort: config.reusesPort)) {
                 handler.dispatch($0)
             }
         } catch {

@@ -135,6 +135,12 @@ public struct ImageServerConfig: Sendable {
     /// The picture answered, processed as the request asks, when a source cannot be downloaded
     /// (imgproxy's `IMGPROXY_FALLBACK_IMAGE_*`); default `nil`: the failure's status.
     public var fallbackImage: FallbackImage?
+    /// The most client connections open at once; more wait in the kernel's backlog (imgproxy's
+    /// `IMGPROXY_MAX_CLIENTS`); default 2048, as imgproxy.
+    public var maxClients = 2048
+    /// Whether the port is opened with `SO_REUSEPORT`, so that several processes listen on it and
+    /// the kernel spreads connections among them (imgproxy's `IMGPROXY_SO_REUSEPORT`); default `false`.
+    public var reusesPort = false
     /// A second path answered as `/health` is (imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`); default `nil`.
     public var healthCheckPath: String?
 

@@ -40,6 +40,9 @@ public struct ProcessingDefaults: Sendable, Equatable {
     public var webpEffort = 4
     /// Whether JPEGs are written progressive (`IMGPROXY_JPEG_PROGRESSIVE`); default `false`.
     public var jpegProgressive = false
+    /// The watermark's base opacity, which the `watermark` option's own multiplies
+    /// (`IMGPROXY_WATERMARK_OPACITY`, 0–1); default 1.
+    public var watermarkOpacity = 1.0
     /// Source formats answered with the source's own bytes when the URL names no other format
     /// (`IMGPROXY_SKIP_PROCESSING_FORMATS`, as the URL's `skip_processing`); default none.
     public var skipProcessingFormats: Set<ImageFormat> = []

@@ -125,6 +125,7 @@ struct ProcessingRequest: Sendable {
             try apply(segment, rules, expanding: &expanding)
         }
         if let text = path.extensionText, !raw { format = try Self.format(named: text, option: "the extension") }
+        processing.watermark?.opacity *= defaults.watermarkOpacity
         if expires > 0 && Double(expires) < now.timeIntervalSince1970 { throw Expired() }
     }
 

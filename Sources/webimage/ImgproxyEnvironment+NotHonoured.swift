@@ -4,11 +4,9 @@ extension ImgproxyEnvironment {
     static let notHonoured: [String: String] = {
         var reasons: [String: String] = [
             "IMGPROXY_NETWORK": "only TCP is served",
-            "IMGPROXY_MAX_CLIENTS": "not yet: libmicrohttpd's own connection limit applies",
             "IMGPROXY_TIMEOUT": "not yet: a request has no deadline of its own beyond IMGPROXY_DOWNLOAD_TIMEOUT",
             "IMGPROXY_READ_REQUEST_TIMEOUT": "libmicrohttpd has one idle time-out for a connection: IMGPROXY_KEEP_ALIVE_TIMEOUT",
             "IMGPROXY_WRITE_RESPONSE_TIMEOUT": "libmicrohttpd has one idle time-out for a connection: IMGPROXY_KEEP_ALIVE_TIMEOUT",
-            "IMGPROXY_SO_REUSEPORT": "not yet: one process listens on a port",
             "IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "not yet: Cache-Control is IMGPROXY_TTL's",
             "IMGPROXY_USE_ETAG": "ETags are always sent and If-None-Match answered 304 (imgproxy's default is off)",
             "IMGPROXY_ETAG_BUSTER": "not yet: change the key or the URL to bust ETags",
@@ -45,7 +43,6 @@ extension ImgproxyEnvironment {
             "IMGPROXY_JXL_EFFORT": "JPEG XL cannot be written yet",
             "IMGPROXY_WEBP_PRESET": "not yet: libwebp's default preset",
             "IMGPROXY_ENABLE_CLIENT_HINTS": "not yet",
-            "IMGPROXY_WATERMARK_OPACITY": "not yet: the watermark option's own opacity applies",
             "IMGPROXY_COOKIE_PASSTHROUGH": "not yet: cookies are not passed to sources",
             "IMGPROXY_COOKIE_PASSTHROUGH_ALL": "not yet: cookies are not passed to sources",
             "IMGPROXY_COOKIE_BASE_URL": "not yet: cookies are not passed to sources",

@@ -216,6 +216,17 @@ enum ImgproxyEnvironment {
             let seconds = try count(value, "IMGPROXY_FALLBACK_IMAGE_TTL")
             command.fallbackMaxAge = seconds == 0 ? nil : seconds
         },
+        "IMGPROXY_WATERMARK_OPACITY": { value, command throws(Invalid) in
+            guard let opacity = Double(value), (0...1).contains(opacity) else {
+                throw Invalid(name: "IMGPROXY_WATERMARK_OPACITY", reason: "an opacity is 0 to 1: \(value)")
+            }
+            command.server.processingDefaults.watermarkOpacity = opacity
+        },
+        "IMGPROXY_MAX_CLIENTS": { value, command throws(Invalid) in
+            let clients = try count(value, "IMGPROXY_MAX_CLIENTS")
+            command.server.maxClients = clients == 0 ? 65_536 : clients   // imgproxy: 0 is no limit
+        },
+        "IMGPROXY_SO_REUSEPORT": { value, command throws(Invalid) in command.server.reusesPort = try bool(value, "IMGPROXY_SO_REUSEPORT") },
         "IMGPROXY_SECRET": { value, command throws(Invalid) in command.server.secret = value.isEmpty ? nil : value },
         "IMGPROXY_ALLOW_ORIGIN": { value, command throws(Invalid) in command.server.allowOrigin = value.isEmpty ? nil : value },
         "IMGPROXY_TRUSTED_SIGNATURES": { value, command throws(Invalid) in command.server.trustedSignatures = Set(list(value)) },

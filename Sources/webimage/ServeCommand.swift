@@ -283,6 +283,7 @@ struct ServeCommand {
             Console.error("webimage serve: IMGPROXY_FALLBACK_IMAGE_DATA: \(error)\n")
             return 1
         }
+        defer { if fallbackData != nil, let fallbackURL { try? FileManager.default.removeItem(at: fallbackURL) } }   // ours, written above
         let readsFiles = localRoot != nil || fallbackURL?.isFileURL == true
         let loaders: [any ImageLoader] = readsFiles ? [downloader, FileLoader()] : [downloader]
         let manager = WebImageManager(cache: cache, loader: (try? s3.loaders(loaders)) ?? LoadersManager(loaders: loaders),

@@ -60,6 +60,8 @@ typedef struct {
                                  * before its first request (wi_thread_set_realtime); 0: left as made */
     unsigned long slice_ns;     /* > 0: each MHD thread left in the normal class takes this scheduling
                                  * slice before its first request (wi_thread_set_slice); 0: the default */
+    int reuse_port;             /* != 0: the listening socket is SO_REUSEPORT (several processes share the
+                                 * port, the kernel spreading connections); 0: MHD's default (SO_REUSEADDR) */
 } chttp_config;
 
 /* Starts listening; NULL with a message in `error` when it cannot (address in use, bad address).
