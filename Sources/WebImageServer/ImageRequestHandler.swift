@@ -235,10 +235,10 @@ struct ImageRequestHandler: Sendable {
     private func image(_ image: ImageRequest, for request: HTTPRequest, reservedColdThread: Bool) async -> HTTPResponse {
         var reserved = reservedColdThread
         defer { if reserved { slots.endReservation() } }
-        let (parsed, source, parameters, passesSource) = (image.parsed, image.source, image.parameters, image.passesSource)
+        let (source, parameters) = (image.source, image.parameters)
         // A warm variant is answered before a processing slot is taken: it never waits for one and
         // is never refused with 429.
-        if !passesSource, let warm = await manager.cachedVariant(url: source, format: parameters.format, encoding: parameters.encoding,
+        if !image.passesSource, let warm = await manager.cachedVariant(url: source, format: parameters.format, encoding: parameters.encoding,
                                                                  options: parameters.options, context: parameters.context) {
             metrics.recordCachedResult(warm)
             return response(for: warm, image: image, request: request)
@@ -251,10 +251,29 @@ struct ImageRequestHandler: Sendable {
         guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
         let slotTaken = ContinuousClock.now
         metrics.imgproxy.queue.record(slotTaken - waitStarted)
-        defer {
-            metrics.imgproxy.processing.record(.now - slotTaken)
-            slots.release()
+        // The work holds the slot until it ends, even when its answer was given up on (a time-out):
+        // a slot stands for work under way, so concurrency stays bounded.
+        let work = Task(executorPreference: coldWork) { () async -> HTTPResponse in
+            defer {
+                metrics.imgproxy.processing.record(.now - slotTaken)
+                slots.release()
+            }
+            return await self.processed(image, for: request)
         }
+        return await withTaskCancellationHandler {
+            guard let limit = config.requestTimeout else { return await work.value }
+            if let answer = await TaskDeadline.value(of: work, within: limit) { return answer }
+            work.cancel()
+            return .text(503, "the request timed out after \(limit) (IMGPROXY_TIMEOUT)")
+        } onCancel: {
+            work.cancel()
+        }
+    }
+
+    /// The answer of an admitted image request that holds a processing slot: the source's bytes, the
+    /// variant, or the fallback picture or the failure's status.
+    private func processed(_ image: ImageRequest, for request: HTTPRequest) async -> HTTPResponse {
+        let (parsed, source, parameters, passesSource) = (image.parsed, image.source, image.parameters, image.passesSource)
         if passesSource, let answer = await sourceBytes(for: parsed, source: source, request: request) {
             return answer
         }
@@ -262,10 +281,8 @@ struct ImageRequestHandler: Sendable {
         context.workExecutor = coldWork
         if !config.keepsSources { (context.originalQueryCacheType, context.originalStoreCacheType) = (.none, .none) }
         do {
-            let variant = try await withTaskExecutorPreference(coldWork) {
-                try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,
-                                              options: parameters.options, context: context)
-            }
+            let variant = try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,
+                                                        options: parameters.options, context: context)
             return response(for: variant, image: image, request: request)
         } catch let error as WebImageError {
             if let fallback = await fallbackAnswer(for: error, image: image, request: request, context: context) { return fallback }

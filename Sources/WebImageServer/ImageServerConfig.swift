@@ -135,6 +135,10 @@ public struct ImageServerConfig: Sendable {
     /// The picture answered, processed as the request asks, when a source cannot be downloaded
     /// (imgproxy's `IMGPROXY_FALLBACK_IMAGE_*`); default `nil`: the failure's status.
     public var fallbackImage: FallbackImage?
+    /// The longest an image request may take once it holds a processing slot; past it the client is
+    /// answered 503 and the work is cancelled (imgproxy's `IMGPROXY_TIMEOUT`, which `webimage serve`
+    /// sets to imgproxy's 10 s); default `nil`: no limit beyond the download's own time-out.
+    public var requestTimeout: Duration?
     /// The most client connections open at once; more wait in the kernel's backlog (imgproxy's
     /// `IMGPROXY_MAX_CLIENTS`); default 2048, as imgproxy.
     public var maxClients = 2048

@@ -19,9 +19,8 @@ final class ImgproxyMetrics: Sendable {
             case 400, 405: self = .pathParsing
             case 403: self = .security
             case 429: self = .queue
-            case 504: self = .timeout
+            case 503, 504: self = .timeout   // 503: IMGPROXY_TIMEOUT (or a drain), 504: the source's
             case 422, 500: self = .processing
-            case 503: self = .unexpected
             case 400..<600: self = .download   // the source's 4xx passed through, 404 unreachable, 502
             default: return nil
             }

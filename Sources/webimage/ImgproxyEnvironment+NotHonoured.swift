@@ -4,7 +4,6 @@ extension ImgproxyEnvironment {
     static let notHonoured: [String: String] = {
         var reasons: [String: String] = [
             "IMGPROXY_NETWORK": "only TCP is served",
-            "IMGPROXY_TIMEOUT": "not yet: a request has no deadline of its own beyond IMGPROXY_DOWNLOAD_TIMEOUT",
             "IMGPROXY_READ_REQUEST_TIMEOUT": "libmicrohttpd has one idle time-out for a connection: IMGPROXY_KEEP_ALIVE_TIMEOUT",
             "IMGPROXY_WRITE_RESPONSE_TIMEOUT": "libmicrohttpd has one idle time-out for a connection: IMGPROXY_KEEP_ALIVE_TIMEOUT",
             "IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "not yet: Cache-Control is IMGPROXY_TTL's",

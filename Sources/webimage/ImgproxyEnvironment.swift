@@ -227,6 +227,9 @@ enum ImgproxyEnvironment {
             command.server.maxClients = clients == 0 ? 65_536 : clients   // imgproxy: 0 is no limit
         },
         "IMGPROXY_SO_REUSEPORT": { value, command throws(Invalid) in command.server.reusesPort = try bool(value, "IMGPROXY_SO_REUSEPORT") },
+        "IMGPROXY_TIMEOUT": { value, command throws(Invalid) in
+            command.server.requestTimeout = .seconds(try positive(value, "IMGPROXY_TIMEOUT"))
+        },
         "IMGPROXY_SECRET": { value, command throws(Invalid) in command.server.secret = value.isEmpty ? nil : value },
         "IMGPROXY_ALLOW_ORIGIN": { value, command throws(Invalid) in command.server.allowOrigin = value.isEmpty ? nil : value },
         "IMGPROXY_TRUSTED_SIGNATURES": { value, command throws(Invalid) in command.server.trustedSignatures = Set(list(value)) },

@@ -66,6 +66,7 @@ struct ServeCommand {
     var server: ImageServerConfig = {
         var config = ImageServerConfig(signing: .unsigned, idleTimeoutSeconds: 10, drainTimeout: .seconds(20))
         config.readsS3Sources = false
+        config.requestTimeout = .seconds(10)
         config.processingDefaults = ProcessingDefaults(maxSourcePixels: 50_000_000, maxAnimationFrames: 1)
         return config
     }()

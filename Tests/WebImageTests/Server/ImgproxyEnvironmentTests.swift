@@ -86,8 +86,9 @@ import Testing
             "IMGPROXY_PROMETHEUS_BIND": ":9464", "IMGPROXY_PROMETHEUS_NAMESPACE": "imgproxy",
             "IMGPROXY_FALLBACK_IMAGE_PATH": "/srv/fallback.png", "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE": "0", "IMGPROXY_FALLBACK_IMAGE_TTL": "30",
             "IMGPROXY_WATERMARK_OPACITY": "0.4", "IMGPROXY_MAX_CLIENTS": "100", "IMGPROXY_SO_REUSEPORT": "true",
-            "IMGPROXY_ENFORCE_WEBP": "1", "IMGPROXY_PREFERRED_FORMATS": "png,heic,jpeg",
+            "IMGPROXY_ENFORCE_WEBP": "1", "IMGPROXY_PREFERRED_FORMATS": "png,heic,jpeg", "IMGPROXY_TIMEOUT": "30",
         ])
+        #expect(command.server.requestTimeout == .seconds(30))
         #expect(command.server.processingDefaults.watermarkOpacity == 0.4 && command.server.maxClients == 100 && command.server.reusesPort)
         #expect(command.server.enforcedFormats == [.webp] && command.server.preferredFormats == [.png, .jpeg], "heic cannot be written: left out")
         #expect(command.fallbackLocation?.path == "/srv/fallback.png" && command.fallbackStatus == nil && command.fallbackMaxAge == 30)

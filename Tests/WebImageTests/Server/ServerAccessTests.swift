@@ -149,6 +149,22 @@ import Testing
         await half.stop()
     }
 
+    /// `IMGPROXY_TIMEOUT`: a request whose work outlasts it is answered 503 (the source here answers
+    /// after a minute), and the slot it held is given back when the work ends; a quick one is served.
+    @Test func aRequestOverItsTimeoutIs503() async throws {
+        let fixture = try await ServerFixture { config in
+            config.requestTimeout = .milliseconds(300)
+            config.maxInFlight = 1
+        }
+        fixture.sources.route("/slow.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: photo, delayBeforeHeaders: .seconds(60)))
+        fixture.sources.route("/photo.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: photo))
+        let slow = try await fixture.get("/insecure/w:10/plain/\(fixture.source("/slow.jpg"))")
+        #expect(slow.status == 503 && String(decoding: slow.body, as: UTF8.self).contains("timed out"))
+        #expect(try await fixture.get("/insecure/w:10/plain/\(fixture.source("/photo.jpg"))").status == 200,
+                "the one slot came back once the timed-out work was cancelled")
+        await fixture.stop()
+    }
+
     /// `IMGPROXY_PATH_PREFIX` and `IMGPROXY_HEALTH_CHECK_PATH`: every route under the prefix, a
     /// look-alike prefix refused, the extra health path answered.
     @Test func aPathPrefixAndAHealthPath() async throws {
