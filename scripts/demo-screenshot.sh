@@ -11,7 +11,7 @@ browser="$(command -v chromium || command -v chromium-browser || command -v goog
 [ -n "$browser" ] || { echo "demo-screenshot: Chromium is missing: apt-get install chromium" >&2; exit 1; }
 swift build --product webimage >/dev/null
 cache="$(mktemp -d)"; log="$(mktemp)"
-.build/debug/webimage serve --unsigned --demo --port 0 --cache-dir "$cache" >"$log" 2>/dev/null &
+.build/debug/webimage serve --unsigned --demo --bind 127.0.0.1 --port 0 --cache-dir "$cache" >"$log" 2>/dev/null &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$cache" "$log"' EXIT
 for _ in $(seq 1 100); do grep -q "^listening on " "$log" && break; sleep 0.1; done

@@ -229,7 +229,8 @@ def start_server(server, run_dir, args):
         health = "/healthcheck"
     else:
         if server == "webimage":
-            command = [args.webimage, "serve", "--unsigned", "--port", str(port),
+            # The sources are on loopback (nginx), which imgproxy's default source policy refuses.
+            command = [args.webimage, "serve", "--unsigned", "--bind", "127.0.0.1", "--source-policy", "loopback", "--port", str(port),
                        "--cache-dir", os.path.join(run_dir, "cache"), "--max-inflight", "2"] + list(getattr(args, "serve_flags", []))
             health = "/health"
         else:

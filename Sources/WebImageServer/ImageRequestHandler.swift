@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WebImage
 
 /// What answers each request of an ``ImageServer``: a `Sendable` value made once from the server's
@@ -251,24 +252,31 @@ struct ImageRequestHandler: Sendable {
         guard await slots.acquire() else { return .text(429, "too many requests: the queue is full", headers: [("Retry-After", "1")]) }
         let slotTaken = ContinuousClock.now
         metrics.imgproxy.queue.record(slotTaken - waitStarted)
-        // The work holds the slot until it ends, even when its answer was given up on (a time-out):
-        // a slot stands for work under way, so concurrency stays bounded.
-        let work = Task(executorPreference: coldWork) { () async -> HTTPResponse in
-            defer {
-                metrics.imgproxy.processing.record(.now - slotTaken)
-                slots.release()
-            }
-            return await self.processed(image, for: request)
+        defer {
+            metrics.imgproxy.processing.record(.now - slotTaken)
+            slots.release()
         }
-        return await withTaskCancellationHandler {
-            guard let limit = config.requestTimeout else { return await work.value }
-            if let answer = await TaskDeadline.value(of: work, within: limit) { return answer }
-            work.cancel()
-            return .text(503, "the request timed out after \(limit) (IMGPROXY_TIMEOUT)")
-        } onCancel: {
+        guard let limit = config.requestTimeout else { return await processed(image, for: request) }
+        // As imgproxy's request context: past the limit the work is cancelled, and answered 503 once
+        // it has stopped (a download stops at once; a decode or an encode under way ends first), so
+        // the slot is given back only when nothing runs for the request any more. The timer is a
+        // dispatch timer, not a task: a cold request pays a heap insert and a flag, measured cheaper.
+        let work = Task(executorPreference: coldWork) { await self.processed(image, for: request) }
+        let expired = Atomic<Bool>(false)
+        let timer = DispatchWorkItem {
+            expired.store(true, ordering: .releasing)
             work.cancel()
         }
+        Self.timers.asyncAfter(deadline: .now() + .nanoseconds(Int(limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000)),
+                               execute: timer)
+        let answer = await withTaskCancellationHandler { await work.value } onCancel: { work.cancel() }
+        timer.cancel()
+        guard expired.load(ordering: .acquiring), answer.status >= 400 else { return answer }   // it finished as the time ran out
+        return .text(503, "the request timed out after \(limit) (IMGPROXY_TIMEOUT)")
     }
+
+    /// The queue of the request time-outs' timers (``ImageServerConfig/requestTimeout``).
+    private static let timers = DispatchQueue(label: "webimage.request-timeouts")
 
     /// The answer of an admitted image request that holds a processing slot: the source's bytes, the
     /// variant, or the fallback picture or the failure's status.
@@ -281,8 +289,10 @@ struct ImageRequestHandler: Sendable {
         context.workExecutor = coldWork
         if !config.keepsSources { (context.originalQueryCacheType, context.originalStoreCacheType) = (.none, .none) }
         do {
-            let variant = try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,
-                                                        options: parameters.options, context: context)
+            let variant = try await withTaskExecutorPreference(coldWork) {
+                try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,
+                                              options: parameters.options, context: context)
+            }
             return response(for: variant, image: image, request: request)
         } catch let error as WebImageError {
             if let fallback = await fallbackAnswer(for: error, image: image, request: request, context: context) { return fallback }
