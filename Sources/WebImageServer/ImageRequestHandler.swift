@@ -195,7 +195,7 @@ struct ImageRequestHandler: Sendable {
 
     /// Whether the server may fetch `source`: a host ``ImageServerConfig/allowedHosts`` allows, or
     /// one of the demo page's own samples while the page is served.
-    private func allows(_ source: URL) -> Bool {
+    func allows(_ source: URL) -> Bool {
         let text = source.absoluteString
         if config.allows(host: source.host ?? ""), config.allows(sourceText: text) { return true }
         return servesDemo && text.hasPrefix(sampleBase) && DemoPage.samples.contains(String(text.dropFirst(sampleBase.count)))
@@ -303,69 +303,6 @@ struct ImageRequestHandler: Sendable {
         }
     }
 
-    /// A path taken apart, its signature checked before any option is parsed (an unsigned caller
-    /// cannot probe the parser), its options parsed by `parse`, and its source resolved; or the
-    /// answer that refuses it: 400 for a bad path or option, 403 for a bad signature or a forbidden
-    /// option, 404 (as imgproxy) for an expired URL, a source URL that is not allowed, and a local
-    /// source that is disabled or leads out of the root.
-    func admitted<Parsed>(_ text: String, parse: (ProcessingPath) throws -> Parsed) -> Result<(Parsed, URL), Refusal> {
-        let path: ProcessingPath
-        do {
-            path = try ProcessingPath(path: text, parsing: config.urlParsing)
-        } catch {
-            return .failure(Refusal(response: .text(400, "bad request: \(error.reason)")))
-        }
-        if let refusal = signatureRefusal(for: path) { return .failure(Refusal(response: refusal)) }
-        let parsed: Parsed
-        do {
-            parsed = try parse(path)
-        } catch let error as ProcessingPath.Invalid {
-            return .failure(Refusal(response: .text(400, "bad request: \(error.reason)")))
-        } catch let error as ProcessingRequest.Forbidden {
-            return .failure(Refusal(response: .text(403, "forbidden: \(error.reason)")))
-        } catch {
-            return .failure(Refusal(response: .text(404, "not found: the URL has expired")))
-        }
-        return resolvedSource(of: path).map { (parsed, $0) }
-    }
-
-    /// A 403 when the path's signature is wrong (or, unsigned, when its first segment is an option), else `nil`.
-    private func signatureRefusal(for path: ProcessingPath) -> HTTPResponse? {
-        if !signers.isEmpty {
-            guard config.trustedSignatures.contains(path.signature)
-                    || signers.contains(where: { $0.isValid(path.signature, for: path.signedPath) }) else {
-                return .text(403, "forbidden: bad signature")
-            }
-        } else if path.signature.contains(":") {
-            return .text(403, "forbidden: the signature segment looks like a processing option; every URL starts with /<signature>/")
-        }
-        return nil
-    }
-
-    /// Why a request is refused: the answer to send.
-    struct Refusal: Error {
-        var response: HTTPResponse
-    }
-
-    /// The URL to load for the path's source: a `local:///` path as a file under the local root, or
-    /// an allowed source's URL; otherwise the 404 to answer.
-    private func resolvedSource(of path: ProcessingPath) -> Result<URL, Refusal> {
-        let source = path.source
-        if source.scheme?.lowercased() == "s3", !config.readsS3Sources {
-            return .failure(Refusal(response: .text(404, "not found: s3 sources are not enabled on this server (IMGPROXY_USE_S3)")))
-        }
-        guard source.scheme?.lowercased() == "local" else {
-            return allows(source) ? .success(source) : .failure(Refusal(response: .text(404, "not found: the source URL is not allowed")))
-        }
-        do throws(LocalSource.Refusal) {
-            return .success(try LocalSource.fileURL(for: source, root: config.localRoot))
-        } catch .disabled {
-            return .failure(Refusal(response: .text(404, "not found: local sources are not enabled on this server (--local-root, IMGPROXY_LOCAL_FILESYSTEM_ROOT)")))
-        } catch {
-            return .failure(Refusal(response: .text(404, "not found: the local path leads outside the local root")))
-        }
-    }
-
     /// The answer for a variant of an image request.
     private func response(for variant: ImageVariant, image: ImageRequest, request: HTTPRequest) -> HTTPResponse {
         response(for: variant, parsed: image.parsed, source: image.source, variesByAccept: image.parameters.variesByAccept, request: request)
@@ -450,50 +387,6 @@ struct ImageRequestHandler: Sendable {
         header.split(separator: ",").contains { candidate in
             let trimmed = candidate.trimmingCharacters(in: .whitespaces)
             return trimmed == "*" || trimmed == tag || trimmed == "W/" + tag
-        }
-    }
-
-    /// The status for `error`, as ``status(for:)`` says; a URL on the manager's failed-URL
-    /// blocklist is answered with the status of the failure that put it there (imgproxy answers
-    /// each request with the source's own failure; a remembered one must not turn a 415 into a 404).
-    func status(for error: WebImageError) -> (Int, String) {
-        if case .blockedURL(let url) = error, let first = manager.failure(forFailedURL: url) {
-            let (status, text) = Self.status(for: first)
-            return (status, text + " (remembered: not fetched again for a while)")
-        }
-        return Self.status(for: error)
-    }
-
-    /// The status a CDN understands for each failure, and a short text without internals. As
-    /// imgproxy 4 (its `errctx` statuses): a source's 4xx is passed through and its 5xx is 502; an
-    /// unreachable source, a refused source address and too many redirects 404; a source that cannot
-    /// be processed (not an image WebImage reads, too large in bytes or pixels, corrupt, incomplete,
-    /// or asked for in a format that cannot be written) 422. WebImage's own difference: a bad option
-    /// or URL is 400 (imgproxy answers 404), which says the URL, not the source, is wrong.
-    static func status(for error: WebImageError) -> (Int, String) {
-        switch error {
-        case .invalidURL, .unsupportedOption: (400, "bad request")
-        case .sourceRefused: (404, "the source address is not allowed")
-        case .badStatusCode(404, _, _): (404, "the source was not found")
-        case .badStatusCode(let code, _, _) where (400..<500).contains(code): (code, "the source answered \(code)")
-        case .badStatusCode(let code, _, _): (502, "the source answered \(code)")
-        case .responseTooLarge: (422, "the source file is too large")
-        case .unacceptableContentType, .decodingFailed(.unsupportedFormat, _): (422, "the source is not an image WebImage reads")
-        case .decodingFailed(.imageTooLarge, _), .decodingFailed(.animationTooLarge, _): (422, "the source's resolution is too large")
-        case .encodingFailed(.imageTooLarge, _): (422, "the result would be too large")
-        case .transformFailed: (422, "the image cannot be processed as asked (the result would be too large, or nothing would be left)")
-        case .decodingFailed, .emptyResponse: (422, "the image cannot be decoded")
-        case .truncatedResponse: (422, "the source's answer is incomplete")
-        case .encodingFailed(.unsupportedEncoding, _): (422, "the output format cannot be written")
-        case .encodingFailed: (500, "the image cannot be encoded")
-        case .timedOut: (504, "the source timed out")
-        case .blockedURL: (404, "the source failed recently and is not fetched again for a while")
-        case .transport(let error, _) where [.fileDoesNotExist, .fileIsDirectory, .noPermissionsToReadFile].contains(error.code):
-            (404, "the source was not found")   // a local:/// source that is missing, a folder, or unreadable
-        case .transport, .tooManyRedirects, .rejected: (404, "the source is unreachable")
-        case .notModified: (502, "the source failed")
-        case .cancelled, .shutDown: (503, "the server is stopping")
-        case .notInCache, .cacheStoreFailed: (500, "internal error")
         }
     }
 }
