@@ -25,6 +25,7 @@ enum ImgproxyEnvironment {
             let (host, port) = try bind(value, "IMGPROXY_BIND")
             command.bind = host
             command.port = port
+            command.bindIsExplicit = true
         },
         "IMGPROXY_KEY": { value, command throws(Invalid) in command.environmentKeyHexes = list(value) },
         "IMGPROXY_SALT": { value, command throws(Invalid) in command.environmentSaltHexes = list(value) },

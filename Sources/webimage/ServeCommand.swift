@@ -8,6 +8,8 @@ struct ServeCommand {
     /// imgproxy's defaults: every interface, port 8080 (`IMGPROXY_BIND`, `PORT`, `--bind`, `--port`).
     var bind = "0.0.0.0"
     var port: UInt16 = 8080
+    /// Whether `--bind` or `IMGPROXY_BIND` named the address (`--demo` otherwise listens on loopback only).
+    var bindIsExplicit = false
     var cacheDirectory: URL?
     var keyHex: String?
     var saltHex: String?
@@ -119,6 +121,7 @@ struct ServeCommand {
             case "--bind":
                 guard let text = cursor.next() else { return .failure("--bind needs an address") }
                 command.bind = text
+                command.bindIsExplicit = true
             case "--port":
                 guard let text = cursor.next(), let port = UInt16(text) else { return .failure("--port needs a number from 0 to 65535") }
                 command.port = port
@@ -225,7 +228,11 @@ struct ServeCommand {
         if command.demo && command.sourcePolicy == .publicOnly {
             return .failure("--demo fetches its samples from this server over loopback, which --source-policy public-only refuses")
         }
-        if command.demo { command.sourcePolicy.allowsLoopback = true }   // its samples come from this server
+        if command.demo {
+            command.sourcePolicy.allowsLoopback = true   // its samples come from this server
+            // Loopback sources allowed and unsigned: not for the network unless an address is named.
+            if !command.bindIsExplicit { command.bind = "127.0.0.1" }
+        }
         return .success(command)
     }
 

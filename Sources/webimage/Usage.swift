@@ -26,7 +26,8 @@ enum Usage {
                       bytes on disk too, so other sizes of a source are made without downloading it again
       --realtime-http libmicrohttpd's threads (memory hits, /health) in the real-time class (SCHED_RR 1), so they
                       never wait for a core cold work holds; needs CAP_SYS_NICE or RLIMIT_RTPRIO >= 1
-      --demo          serve the demo page at / (its samples are fetched from this server: loopback is allowed)
+      --demo          serve the demo page at / (its samples are fetched from this server: loopback sources are
+                      allowed, and it listens on 127.0.0.1 unless --bind or IMGPROXY_BIND names an address)
       --source-policy default (imgproxy's): no loopback, link-local (the cloud metadata service) or unspecified
                       source addresses; loopback: loopback allowed too; public-only: also no private, shared or
                       multicast ones (users type the URLs)

@@ -90,6 +90,10 @@ import Testing
             Issue.record("--demo not parsed"); return
         }
         #expect(demo.sourcePolicy.allowsLoopback, "the demo page's samples come from the server itself")
+        #expect(demo.bind == "127.0.0.1", "a demo allowing loopback sources listens on loopback unless told otherwise")
+        guard case .success(let shown) = ServeCommand.parse(["--demo", "--bind", "0.0.0.0"]), shown.bind == "0.0.0.0" else {
+            Issue.record("--bind with --demo not taken"); return
+        }
         guard case .failure(let message) = ServeCommand.parse(["--unsigned", "--demo", "--source-policy", "public-only"]),
               message.contains("loopback") else { Issue.record("--demo accepted under public-only, whose policy refuses its samples"); return }
     }
