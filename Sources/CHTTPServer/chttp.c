@@ -87,6 +87,10 @@ static enum MHD_Result chttp_access(void *cls, struct MHD_Connection *connection
         .accept = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
         .if_none_match = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH),
         .authorization = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+        .sec_ch_dpr = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Sec-CH-DPR"),
+        .dpr = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "DPR"),
+        .sec_ch_width = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Sec-CH-Width"),
+        .width = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Width"),
     };
     server->handler(server->context, request, &info);
     /* `suspended` first: once suspended, `answered` is written by the answering thread. */

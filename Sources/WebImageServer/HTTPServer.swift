@@ -10,6 +10,18 @@ struct HTTPRequest: Sendable {
     var accept: String?
     var ifNoneMatch: String?
     var authorization: String? = nil
+    /// The client hints, as imgproxy reads them: `Sec-CH-DPR`, else `DPR` (above 0, at most 8), and
+    /// `Sec-CH-Width`, else `Width` (above 0); `nil` when absent or unreadable.
+    var hintedDPR: Double? = nil
+    var hintedWidth: Int? = nil
+
+    /// The first of `values` that `read` accepts.
+    static func hint<T>(_ values: [UnsafePointer<CChar>?], _ read: (String) -> T?) -> T? {
+        for value in values {
+            if let value, let read = read(String(cString: value)) { return read }
+        }
+        return nil
+    }
 }
 
 /// One answer: a status, headers, and a body (`Content-Length` is set by libmicrohttpd).
@@ -159,7 +171,9 @@ final class HTTPServer: Sendable {
         let core = Unmanaged<Core>.fromOpaque(context).takeUnretainedValue()
         let copy = HTTPRequest(method: String(cString: info.method), path: String(cString: info.path),
                                accept: info.accept.map { String(cString: $0) }, ifNoneMatch: info.if_none_match.map { String(cString: $0) },
-                               authorization: info.authorization.map { String(cString: $0) })
+                               authorization: info.authorization.map { String(cString: $0) },
+                               hintedDPR: HTTPRequest.hint([info.sec_ch_dpr, info.dpr]) { Double($0).flatMap { $0 > 0 && $0 <= 8 ? $0 : nil } },
+                               hintedWidth: HTTPRequest.hint([info.sec_ch_width, info.width]) { Int($0).flatMap { $0 > 0 ? $0 : nil } })
         let (executor, work, abandon): (any TaskExecutor, @Sendable () async -> HTTPResponse, @Sendable () -> Void)
         switch core.dispatcher(copy) {
         case .answer(let response): return Core.send(response, to: request)

@@ -222,7 +222,8 @@ struct ImageRequestHandler: Sendable {
     private func imageRequest(for request: HTTPRequest) -> Result<ImageRequest, Refusal> {
         admitted(request.path, parse: { path in
             try ProcessingRequest(path: path, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions,
-                                  defaults: config.processingDefaults, parsing: config.urlParsing)
+                                  defaults: config.processingDefaults, parsing: config.urlParsing,
+                                  clientHints: config.readsClientHints ? (request.hintedDPR, request.hintedWidth) : (nil, nil))
         }).map { parsed, source in
             ImageRequest(parsed: parsed, source: source,
                          parameters: VariantParameters(request: parsed, accept: request.accept, formats: formatPolicy,
@@ -314,7 +315,8 @@ struct ImageRequestHandler: Sendable {
         var headers: [(name: String, value: String)] = [("ETag", variant.entityTag), ("Cache-Control", cacheControl(for: parsed)),
                                                          ("Content-Disposition", Self.contentDisposition(for: parsed, source: source,
                                                                                                          format: variant.format))]
-        if variesByAccept { headers.append(("Vary", "Accept")) }
+        let vary = (variesByAccept ? ["Accept"] : []) + (config.readsClientHints ? ["Sec-CH-DPR", "DPR", "Sec-CH-Width", "Width"] : [])
+        if !vary.isEmpty { headers.append(("Vary", vary.joined(separator: ", "))) }
         if let tags = request.ifNoneMatch, Self.matches(tags, variant.entityTag) {
             return HTTPResponse(status: 304, headers: headers, body: Data())
         }

@@ -135,6 +135,10 @@ public struct ImageServerConfig: Sendable {
     /// The picture answered, processed as the request asks, when a source cannot be downloaded
     /// (imgproxy's `IMGPROXY_FALLBACK_IMAGE_*`); default `nil`: the failure's status.
     public var fallbackImage: FallbackImage?
+    /// Whether the client hints `Sec-CH-DPR`/`DPR` and `Sec-CH-Width`/`Width` set the device pixel
+    /// ratio and the width (in CSS pixels over the ratio) before the URL's options, which win, with
+    /// `Vary` naming them (imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`); default `false`.
+    public var readsClientHints = false
     /// The longest an image request may take once it holds a processing slot; past it the client is
     /// answered 503 and the work is cancelled (imgproxy's `IMGPROXY_TIMEOUT`, which `webimage serve`
     /// sets to imgproxy's 10 s); default `nil`: no limit beyond the download's own time-out.

@@ -43,6 +43,10 @@ public struct ProcessingDefaults: Sendable, Equatable {
     /// The watermark's base opacity, which the `watermark` option's own multiplies
     /// (`IMGPROXY_WATERMARK_OPACITY`, 0–1); default 1.
     public var watermarkOpacity = 1.0
+    /// Whether sources are always decoded at full size before resizing, never scaled down by the
+    /// decoder (`IMGPROXY_DISABLE_SHRINK_ON_LOAD`); default `false`: shrink-on-load where the result
+    /// stays the same.
+    public var disablesShrinkOnLoad = false
     /// Source formats answered with the source's own bytes when the URL names no other format
     /// (`IMGPROXY_SKIP_PROCESSING_FORMATS`, as the URL's `skip_processing`); default none.
     public var skipProcessingFormats: Set<ImageFormat> = []

@@ -103,7 +103,8 @@ struct ProcessingRequest: Sendable {
     ///   ``Forbidden`` for a security option the server does not allow, or an option outside
     ///   `parsing`'s allowed ones.
     init(path: ProcessingPath, presets: [String: [String]] = [:], allowsSecurityOptions: Bool = false,
-         defaults: ProcessingDefaults = ProcessingDefaults(), parsing: URLParsing = URLParsing(), now: Date = Date()) throws {
+         defaults: ProcessingDefaults = ProcessingDefaults(), parsing: URLParsing = URLParsing(),
+         clientHints: (dpr: Double?, width: Int?) = (nil, nil), now: Date = Date()) throws {
         let rules = Rules(presets: presets, allowsSecurityOptions: allowsSecurityOptions, separator: parsing.argumentsSeparator,
                           allowedOptions: parsing.onlyPresets ? [] : parsing.allowedProcessingOptions)
         self.defaults = defaults
@@ -115,6 +116,9 @@ struct ProcessingRequest: Sendable {
         processing.autoRotate = defaults.autoRotate
         stripsColorProfile = defaults.stripsColorProfile
         keepsCopyright = defaults.keepsCopyright
+        // imgproxy's client hints come first: the presets and the URL's options overwrite them.
+        if let dpr = clientHints.dpr { processing.devicePixelRatio = dpr }
+        if let width = clientHints.width { processing.width = max(1, Int((Double(width) / (clientHints.dpr ?? 1)).rounded())) }
         var expanding: [String] = []
         if let defaults = presets["default"] {
             expanding = ["default"]

@@ -44,7 +44,7 @@ struct VariantParameters {
         context.appliesOrientation = processing.autoRotate
         if !processing.isIdentity {
             transformers.append(ProcessingTransformer(options: processing, watermark: watermark, maxOutputPixelCount: limits.maxOutputPixels))
-            if let shrink = Self.shrinkOnLoad(for: processing) {
+            if !defaults.disablesShrinkOnLoad, let shrink = Self.shrinkOnLoad(for: processing) {
                 context.thumbnailPixelSize = shrink.size
                 context.thumbnailCoversBox = shrink.covers
             }

@@ -231,6 +231,12 @@ enum ImgproxyEnvironment {
         "IMGPROXY_TIMEOUT": { value, command throws(Invalid) in
             command.server.requestTimeout = .seconds(try positive(value, "IMGPROXY_TIMEOUT"))
         },
+        "IMGPROXY_ENABLE_CLIENT_HINTS": { value, command throws(Invalid) in
+            command.server.readsClientHints = try bool(value, "IMGPROXY_ENABLE_CLIENT_HINTS")
+        },
+        "IMGPROXY_DISABLE_SHRINK_ON_LOAD": { value, command throws(Invalid) in
+            command.server.processingDefaults.disablesShrinkOnLoad = try bool(value, "IMGPROXY_DISABLE_SHRINK_ON_LOAD")
+        },
         "IMGPROXY_SECRET": { value, command throws(Invalid) in command.server.secret = value.isEmpty ? nil : value },
         "IMGPROXY_ALLOW_ORIGIN": { value, command throws(Invalid) in command.server.allowOrigin = value.isEmpty ? nil : value },
         "IMGPROXY_TRUSTED_SIGNATURES": { value, command throws(Invalid) in command.server.trustedSignatures = Set(list(value)) },

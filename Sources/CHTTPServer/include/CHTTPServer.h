@@ -41,6 +41,10 @@ typedef struct {
     const char *accept;         /* the Accept header, or NULL */
     const char *if_none_match;  /* the If-None-Match header, or NULL */
     const char *authorization;  /* the Authorization header, or NULL */
+    const char *sec_ch_dpr;     /* client hints: Sec-CH-DPR, DPR, Sec-CH-Width, Width; each NULL when absent */
+    const char *dpr;
+    const char *sec_ch_width;
+    const char *width;
 } chttp_request_info;
 
 typedef void (*chttp_handler)(void *context, chttp_request *request, const chttp_request_info *info);

@@ -87,7 +87,9 @@ import Testing
             "IMGPROXY_FALLBACK_IMAGE_PATH": "/srv/fallback.png", "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE": "0", "IMGPROXY_FALLBACK_IMAGE_TTL": "30",
             "IMGPROXY_WATERMARK_OPACITY": "0.4", "IMGPROXY_MAX_CLIENTS": "100", "IMGPROXY_SO_REUSEPORT": "true",
             "IMGPROXY_ENFORCE_WEBP": "1", "IMGPROXY_PREFERRED_FORMATS": "png,heic,jpeg", "IMGPROXY_TIMEOUT": "30",
+            "IMGPROXY_ENABLE_CLIENT_HINTS": "true", "IMGPROXY_DISABLE_SHRINK_ON_LOAD": "1",
         ])
+        #expect(command.server.readsClientHints && command.server.processingDefaults.disablesShrinkOnLoad)
         #expect(command.server.requestTimeout == .seconds(30))
         #expect(command.server.processingDefaults.watermarkOpacity == 0.4 && command.server.maxClients == 100 && command.server.reusesPort)
         #expect(command.server.enforcedFormats == [.webp] && command.server.preferredFormats == [.png, .jpeg], "heic cannot be written: left out")

@@ -62,6 +62,36 @@ import Testing
         await small.stop()
     }
 
+    /// `IMGPROXY_ENABLE_CLIENT_HINTS`: `DPR` and `Width` (or their `Sec-CH-` forms) set the ratio and
+    /// the width in CSS pixels, the URL's own options win, and `Vary` names the hints.
+    @Test func clientHintsSetTheRatioAndTheWidth() async throws {
+        #expect(!ImageServerConfig(signing: .unsigned).readsClientHints, "off by default, as imgproxy")
+        let hinted = try await ServerFixture { $0.readsClientHints = true }
+        hinted.sources.route("/photo.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: photo))   // 200x100
+        let source = hinted.source("/photo.jpg")
+        let both = try await hinted.get("/insecure/plain/\(source)@png", headers: ["DPR": "2", "Width": "100"])
+        #expect(try ServerFixture.coders.decode(both.body).size == PixelSize(width: 100, height: 50), "50 CSS px at a ratio of 2")
+        #expect(both.header("Vary") == "Sec-CH-DPR, DPR, Sec-CH-Width, Width")
+        let modern = try await hinted.get("/insecure/plain/\(source)@png", headers: ["Sec-CH-DPR": "1.5", "DPR": "3", "Sec-CH-Width": "60"])
+        #expect(try ServerFixture.coders.decode(modern.body).size == PixelSize(width: 60, height: 30), "the Sec-CH- forms first")
+        let urlWins = try await hinted.get("/insecure/w:40/plain/\(source)@png", headers: ["DPR": "2", "Width": "100"])
+        #expect(try ServerFixture.coders.decode(urlWins.body).size == PixelSize(width: 80, height: 40), "the URL's width, at the hinted ratio")
+        let absurd = try await hinted.get("/insecure/w:40/plain/\(source)@png", headers: ["DPR": "9"])
+        #expect(try ServerFixture.coders.decode(absurd.body).size == PixelSize(width: 40, height: 20), "a ratio over 8 is not read")
+        await hinted.stop()
+    }
+
+    /// `IMGPROXY_DISABLE_SHRINK_ON_LOAD`: no scaled-down decode is asked for.
+    @Test func shrinkOnLoadCanBeTurnedOff() throws {
+        let path = try ProcessingPath(path: "/s/rs:fit:100:50/plain/http://h/x.jpg")
+        let on = VariantParameters(request: try ProcessingRequest(path: path), accept: nil)
+        #expect(on.context.thumbnailPixelSize == PixelSize(width: 100, height: 50))
+        var defaults = ProcessingDefaults()
+        defaults.disablesShrinkOnLoad = true
+        let off = VariantParameters(request: try ProcessingRequest(path: path, defaults: defaults), accept: nil)
+        #expect(off.context.thumbnailPixelSize == nil && off.context.transformer?.key == on.context.transformer?.key)
+    }
+
     /// `IMGPROXY_ALLOWED_SOURCES`: a source outside every pattern is 404 and never fetched.
     @Test func aSourceOutsideTheAllowedPatternsIs404() async throws {
         let fixture = try await ServerFixture { $0.allowedSources = ["https://cdn.example.com/"] }
