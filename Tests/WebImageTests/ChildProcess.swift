@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A child process run to its end without blocking a thread of the cooperative pool.
 ///
@@ -62,6 +63,19 @@ struct ChildProcess {
     /// What the child has printed to standard output so far.
     func outputSoFar() -> String {
         String(decoding: FileManager.default.contents(atPath: outputFile.path) ?? Data(), as: UTF8.self)
+    }
+
+    /// For a `webimage serve` child: waits (polling its output, up to two minutes) until it has
+    /// printed its sample line, then returns the base URL of its `listening on` line and all it printed.
+    func servedBase() async throws -> (base: String, printed: String) {
+        var printed = ""
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !printed.contains("sample:"), process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            printed = outputSoFar()
+        }
+        let line = try #require(printed.split(separator: "\n").first { $0.hasPrefix("listening on ") }, "printed: \(printed)")
+        return (String(line.dropFirst("listening on ".count)), printed)
     }
 
     /// Waits, suspended, until the child has exited; returns its outcome and removes its files.

@@ -46,12 +46,7 @@ extension ImageFormat {
     /// family decides. Depends only on the header and the registry, so it can be part of a cache
     /// key before the source is known.
     static func modernChoice(accept: String?, coders: CoderRegistry) -> ImageFormat? {
-        guard let accept, !accept.isEmpty else { return nil }
-        let accepted = acceptedTypes(accept)
-        for format in [ImageFormat.avif, .webp] where accepted.contains(format.mimeType) && coders.canEncode(format) {
-            return format
-        }
-        return nil
+        [ImageFormat.avif, .webp].first { $0.isAccepted(by: accept) && coders.canEncode($0) }
     }
 
     /// Whether `accept` lists this format's media type with a non-zero quality (`*/*` and `image/*`

@@ -148,14 +148,7 @@ import Testing
         ]) { $1 }
         try await child.start()
         defer { if child.process.isRunning { kill(child.process.processIdentifier, SIGKILL) } }
-        var printed = ""
-        let deadline = ContinuousClock.now + .seconds(120)
-        while !printed.contains("sample:"), child.process.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-            printed = child.outputSoFar()
-        }
-        let line = try #require(printed.split(separator: "\n").first { $0.hasPrefix("listening on ") }, "printed: \(printed)")
-        let base = String(line.dropFirst("listening on ".count))
+        let (base, _) = try await child.servedBase()
         let path = "/rs:fit:20:20/plain/\(sources.url("/photo.png").absoluteString)"
         for (key, salt) in [("6b6579", "73616c74"), ("6e6577", "73616c32")] {
             let signature = try ProcessingURLSigner(keyHex: key, saltHex: salt, signatureSize: 8).signature(of: path)

@@ -21,14 +21,7 @@ import Testing
         let child = ChildProcess(["serve", "--bind", "127.0.0.1", "--port", "0", "--cache-dir", directory.url.path])
         try await child.start()
         defer { if child.process.isRunning { kill(child.process.processIdentifier, SIGKILL) } }
-        var printed = ""
-        let deadline = ContinuousClock.now + .seconds(120)
-        while !printed.contains("sample:"), child.process.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-            printed = child.outputSoFar()
-        }
-        let line = try #require(printed.split(separator: "\n").first { $0.hasPrefix("listening on ") }, "printed: \(printed)")
-        let base = String(line.dropFirst("listening on ".count))
+        let (base, printed) = try await child.servedBase()
         #expect(printed.contains("sample: \(base)/insecure/"))
         let (_, response) = try await URLSession.shared.data(from: URL(string: base + "/health")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)

@@ -115,10 +115,18 @@ import Testing
         defer { origin.stop() }
         origin.route("/photo.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: try encodedPicture(width: 200, height: 100, as: .jpeg)))
         let base = origin.url("/").absoluteString
-        let relative = try await ServerFixture { $0.urlParsing.baseURL = base }
+        let relative = try await ServerFixture { config in
+            config.urlParsing.baseURL = base
+            config.urlParsing.replacements = [URLParsing.Replacement(pattern: WildcardPattern("img://*/"), replacement: base + "${1}.jpg?from=img")]
+            config.urlParsing.allowedProcessingOptions = ["w"]
+        }
         let relativeReply = try await relative.get("/insecure/w:20/plain/photo.jpg@png")
         #expect(try relativeReply.status == 200 && ServerFixture.coders.decode(relativeReply.body).size.width == 20)
         #expect(origin.requestCount(for: "/photo.jpg") == 1)
+        let replaced = try await relative.get("/insecure/w:30/plain/img://photo/@png")
+        #expect(try replaced.status == 200 && ServerFixture.coders.decode(replaced.body).size.width == 30, "img://photo/ rewritten to the origin")
+        #expect(origin.requestCount(for: "/photo.jpg") == 2, "the rewritten URL (with its query) is another source")
+        #expect(try await relative.get("/insecure/w:30/bl:2/plain/photo.jpg@png").status == 403, "blur is not an allowed option")
         await relative.stop()
     }
 }
