@@ -35,8 +35,9 @@ struct FormatPolicy: Sendable {
         return (.preferred(preferred), !enforced.isEmpty || !automatic.isEmpty)
     }
 
-    /// AVIF, then WebP, when it is among `formats`, the client accepts it and a coder writes it.
+    /// The first of the registry's negotiable formats (JPEG XL, AVIF, WebP) that is among `formats`, the
+    /// client accepts and a coder writes.
     private func modern(among formats: Set<ImageFormat>, accept: String?) -> ImageFormat? {
-        [ImageFormat.avif, .webp].first { formats.contains($0) && $0.isAccepted(by: accept) && coders.canEncode($0) }
+        ImageFormatRegistry.shared.negotiableFormats.first { formats.contains($0) && $0.isAccepted(by: accept) && coders.canEncode($0) }
     }
 }

@@ -221,9 +221,11 @@ struct ImageRequestHandler: Sendable {
     /// `request`'s path admitted and its variant's parameters, or the answer that refuses it.
     private func imageRequest(for request: HTTPRequest) -> Result<ImageRequest, Refusal> {
         admitted(request.path, parse: { path in
-            try ProcessingRequest(path: path, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions,
-                                  defaults: config.processingDefaults, parsing: config.urlParsing,
-                                  clientHints: config.readsClientHints ? (request.hintedDPR, request.hintedWidth) : (nil, nil))
+            let parsed = try ProcessingRequest(path: path, presets: config.presets, allowsSecurityOptions: config.allowsSecurityOptions,
+                                               defaults: config.processingDefaults, parsing: config.urlParsing,
+                                               clientHints: config.readsClientHints ? (request.hintedDPR, request.hintedWidth) : (nil, nil))
+            try parsed.checkWritable(by: config.coders)
+            return parsed
         }).map { parsed, source in
             ImageRequest(parsed: parsed, source: source,
                          parameters: VariantParameters(request: parsed, accept: request.accept, formats: formatPolicy,
@@ -380,7 +382,7 @@ struct ImageRequestHandler: Sendable {
         }
         if stem.isEmpty { stem = "image" }
         let name = stem.replacingOccurrences(of: "\"", with: "%22").filter { !$0.isNewline && $0 != "\r" }
-        let fileExtension = format == .jpeg ? "jpg" : format.rawValue
+        let fileExtension = format.fileExtension ?? format.rawValue
         return "\(request.returnsAttachment ? "attachment" : "inline"); filename=\"\(name).\(fileExtension)\""
     }
 

@@ -8,8 +8,8 @@ public struct ProcessingDefaults: Sendable, Equatable {
     /// The quality of a lossy output when neither the URL nor ``formatQualities`` gives one (1–100);
     /// default 80 (`IMGPROXY_QUALITY`).
     public var quality: Int
-    /// Per-format qualities, over ``quality`` (`IMGPROXY_FORMAT_QUALITY`); default WebP 79, AVIF 63,
-    /// as imgproxy's.
+    /// Per-format qualities, over ``quality`` (`IMGPROXY_FORMAT_QUALITY`); default the registry's
+    /// ``WebImage/ImageFormatDescriptor/defaultQuality`` values: WebP 79, AVIF 63, JPEG XL 77, as imgproxy's.
     public var formatQualities: [ImageFormat: Int]
     /// The most pixels a source may have, frames counted (`IMGPROXY_MAX_SRC_RESOLUTION`); default
     /// `nil`: the manager's ``WebImage/ImageLimits/maxSourcePixels`` (imgproxy's is 50 megapixels;
@@ -56,20 +56,22 @@ public struct ProcessingDefaults: Sendable, Equatable {
     /// ``webpEffort`` as an ``WebImage/EncodeOptions/compressionEffort`` (libwebp method `effort × 6`).
     var webpCompressionEffort: Double { Double(min(max(webpEffort, 1), 6)) / 6 }
 
-    /// The output format an imgproxy format name stands for (`jpeg`, `jpg`, `png`, `webp`, `avif`,
-    /// `gif`), as URLs name them; `nil` for a name WebImage cannot write or does not know.
-    public static func outputFormat(named name: String) -> ImageFormat? {
-        (try? ProcessingRequest.format(named: name, option: "format")) ?? nil
+    /// The output format a format name stands for (the registry's names and aliases), as URLs name
+    /// them; `nil` for a name `coders` (default ``WebImage/CoderRegistry/shared``) cannot write or nobody knows.
+    public static func outputFormat(named name: String, coders: CoderRegistry = .shared) -> ImageFormat? {
+        guard let format = (try? ProcessingRequest.format(named: name, option: "format")) ?? nil, coders.canEncode(format) else { return nil }
+        return format
     }
 
-    /// The source formats an imgproxy format name stands for in `skip_processing` (`heic` is HEIF's);
-    /// empty for a format WebImage cannot read; `nil` for a name imgproxy does not know.
+    /// The source formats a format name stands for in `skip_processing` (`heic` is HEIF's too); `nil`
+    /// for a name the registry does not know.
     public static func sourceFormats(named name: String) -> Set<ImageFormat>? {
         try? ProcessingRequest.sourceFormats(named: name, option: "skip_processing")
     }
 
     /// Creates defaults; every parameter defaults to the property's documented default.
-    public init(quality: Int = 80, formatQualities: [ImageFormat: Int] = [.webp: 79, .avif: 63], maxSourcePixels: Int? = nil,
+    public init(quality: Int = 80, formatQualities: [ImageFormat: Int] = ImageFormatRegistry.shared.defaultQualities(differingFrom: 80),
+                maxSourcePixels: Int? = nil,
                 maxAnimationFrames: Int? = nil, maxAnimationFramePixels: Int? = nil, maxResultDimension: Int = 0,
                 stripsColorProfile: Bool = true, keepsCopyright: Bool = true, autoRotate: Bool = true) {
         self.quality = quality

@@ -77,8 +77,8 @@ struct ProcessingRequest: Sendable {
     /// The server's settings the URL's options started from (its qualities and encoder settings are
     /// read from here when the URL gives none).
     var defaults = ProcessingDefaults()
-    /// The output formats whose encoders take a quality.
-    static let qualityFormats: [ImageFormat] = [.jpeg, .webp, .avif]
+    /// The output formats whose encoders take a quality (the registry's).
+    static var qualityFormats: [ImageFormat] { ImageFormatRegistry.shared.qualityFormats }
 
     /// The quality an output in `format` is encoded at: `quality`, then `format_quality`, then the
     /// server's per-format quality, then its quality.
@@ -355,34 +355,28 @@ struct ProcessingRequest: Sendable {
         }
     }
 
-    /// The source formats an imgproxy format name stands for in `skip_processing` (`heic` is
-    /// HEIF's; formats WebImage cannot read stand for nothing: such a source is refused anyway).
+    /// The source formats an imgproxy format name stands for in `skip_processing`, from the format
+    /// registry (`heic` is HEIF's too: imgproxy has one type for both).
     static func sourceFormats(named name: String, option: String) throws(Invalid) -> Set<ImageFormat> {
-        switch name {
-        case "jpeg", "jpg": return [.jpeg]
-        case "png": return [.png]
-        case "gif": return [.gif]
-        case "webp": return [.webp]
-        case "avif": return [.avif]
-        case "heic": return [.heic]
-        case "ico", "svg", "bmp", "tiff", "jxl": return []
-        default: throw Invalid(reason: "\(option): unknown format \(name)")
-        }
+        guard let format = ImageFormat(named: name), format != .pdf else { throw Invalid(reason: "\(option): unknown format \(name)") }
+        return format == .heic ? [.heic, .heif] : [format]
     }
 
-    /// A format name of imgproxy's (`jpeg`, `jpg`, `png`, `webp`, `avif`, `gif`); the ones it
-    /// knows and WebImage cannot write (`ico`, `svg`, `heic`, `bmp`, `tiff`, `jxl`) and unknown
-    /// names are refused, and so is `best` (imgproxy's paid edition).
+    /// An output format named by its registry name or alias (`jpeg`, `jpg`, `png`, `webp`, `avif`, `gif`,
+    /// `jxl`, `heic`, `tiff`/`tif`, `bmp`, `ico`, `svg`). An unknown name is refused, and so is `best`
+    /// (imgproxy's paid edition); whether the server's coders write the format is the handler's check
+    /// (``checkWritable(by:)``).
     static func format(named name: String, option: String) throws(Invalid) -> ImageFormat? {
-        switch name {
-        case "jpeg", "jpg": return .jpeg
-        case "png": return .png
-        case "gif": return .gif
-        case "webp": return .webp
-        case "avif": return .avif
-        case "ico", "svg", "heic", "bmp", "tiff", "jxl": throw Invalid(reason: "\(option): WebImage cannot write \(name)")
-        case "best": throw Invalid(reason: "\(option): best (imgproxy Pro) is not supported; name a format")
-        default: throw Invalid(reason: "\(option): unknown format \(name)")
-        }
+        if name == "best" { throw Invalid(reason: "\(option): best (imgproxy Pro) is not supported; name a format") }
+        guard let format = ImageFormat(named: name), format != .pdf else { throw Invalid(reason: "\(option): unknown format \(name)") }
+        return format
+    }
+
+    /// Refuses a named output format `coders` cannot write (an SVG output, HEIC where libheif has no
+    /// encoder).
+    /// - Throws: ``Invalid`` naming the format.
+    func checkWritable(by coders: CoderRegistry) throws(Invalid) {
+        guard let format, !coders.canEncode(format) else { return }
+        throw Invalid(reason: "format: WebImage cannot write \(format)")
     }
 }

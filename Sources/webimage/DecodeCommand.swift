@@ -48,14 +48,11 @@ struct DecodeCommand {
                 guard let path = cursor.next() else { return .failure("--out needs a directory") }
                 command.outputDirectory = URL(fileURLWithPath: path, isDirectory: true)
             case "--format":
-                switch cursor.next() {
-                case "png": command.outputFormat = .png
-                case "jpeg", "jpg": command.outputFormat = .jpeg
-                case "webp": command.outputFormat = .webp
-                case "gif": command.outputFormat = .gif
-                case "avif": command.outputFormat = .avif
-                default: return .failure("--format takes png, jpeg, gif, webp or avif")
+                let writable = Self.writableFormatNames
+                guard let name = cursor.next(), let format = ImageFormat(named: name), CoderRegistry.shared.canEncode(format) else {
+                    return .failure("--format takes \(writable)")
                 }
+                command.outputFormat = format
             case "--":
                 command.files += cursor.remaining()
             default:
@@ -116,6 +113,11 @@ struct DecodeCommand {
                     frame.image.pixelFormat.description, String(index), String(all.count), String(milliseconds),
                     String(image.loopCount), frame.image.rgbaSHA256()].joined(separator: "\t")
         }.joined(separator: "\n")
+    }
+
+    /// The names of every format a registered coder can write, for `--format`'s messages.
+    static var writableFormatNames: String {
+        ImageFormatRegistry.shared.descriptors.filter { CoderRegistry.shared.canEncode($0.format) }.map(\.names[0]).joined(separator: ", ")
     }
 
     static func message(for error: any Error) -> String {

@@ -104,11 +104,14 @@ struct FetchCommand {
             case "--keep-copyright":
                 command.keeps.insert(.preserveCopyright)
             case "--format":
-                guard let text = cursor.next()?.lowercased() else { return .failure("--format needs auto, jpeg, png, gif, webp or avif") }
-                switch text {
-                case "auto": command.variantFormat = .automatic(accept: nil)
-                case "jpeg", "jpg", "png", "gif", "webp", "avif": command.variantFormat = .exactly(ImageFormat(rawValue: text == "jpg" ? "jpeg" : text))
-                default: return .failure("--format needs auto, jpeg, png, gif, webp or avif, not \(text)")
+                let writable = DecodeCommand.writableFormatNames
+                guard let text = cursor.next()?.lowercased() else { return .failure("--format needs auto, \(writable)") }
+                if text == "auto" {
+                    command.variantFormat = .automatic(accept: nil)
+                } else if let format = ImageFormat(named: text), CoderRegistry.shared.canEncode(format) {
+                    command.variantFormat = .exactly(format)
+                } else {
+                    return .failure("--format needs auto, \(writable), not \(text)")
                 }
             case "--quality":
                 guard let text = cursor.next(), let quality = Double(text), (1...100).contains(quality) else {
@@ -244,7 +247,7 @@ struct FetchCommand {
     /// else), named after the URL's last path component; returns the error if it cannot.
     func write(_ loaded: ImageResult, into files: OutputFiles) -> WebImageError? {
         let format: ImageFormat = loaded.image.format == .jpeg && !loaded.image.pixelFormat.hasAlpha ? .jpeg : .png
-        let name = files.reserveName(for: loaded.url, fileExtension: format == .jpeg ? "jpg" : "png")
+        let name = files.reserveName(for: loaded.url, fileExtension: format.fileExtension ?? "png")
         do {
             try files.write(try CoderRegistry.shared.encode(loaded.image, as: format), as: name)
             return nil

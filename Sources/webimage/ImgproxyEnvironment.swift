@@ -118,7 +118,7 @@ enum ImgproxyEnvironment {
         "IMGPROXY_FORMAT_QUALITY": { value, command throws(Invalid) in
             for entry in list(value) {
                 let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
-                guard parts.count == 2, let format = ProcessingDefaults.outputFormat(named: parts[0].lowercased()) else {
+                guard parts.count == 2, let format = ImageFormat(named: parts[0]) else {
                     throw Invalid(name: "IMGPROXY_FORMAT_QUALITY", reason: "not format=quality: \(entry)")
                 }
                 command.server.processingDefaults.formatQualities[format] = try quality(parts[1], "IMGPROXY_FORMAT_QUALITY")

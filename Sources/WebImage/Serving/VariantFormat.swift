@@ -1,7 +1,8 @@
 /// The encoding a caller wants for an ``ImageVariant``: one format, or the best one for a client.
 public enum VariantFormat: Sendable, Hashable {
     /// The best format for a client that sent `accept` (its HTTP `Accept` header; `nil` or empty for
-    /// none): AVIF, then WebP, when the client lists them and their coders are registered; else the
+    /// none): the first of ``ImageFormatRegistry/negotiableFormats`` (JPEG XL, AVIF, WebP) the client lists
+    /// and a registered coder writes; else the
     /// source's family (``ImageFormat/family(ofAnimated:hasAlpha:)``). See
     /// ``ImageFormat/negotiated(accept:isAnimated:hasAlpha:coders:)``. A server using it must send
     /// `Vary: Accept` with the response.
@@ -21,8 +22,9 @@ public enum VariantFormat: Sendable, Hashable {
 
 extension ImageFormat {
     /// The format a server should send a client whose `Accept` header is `accept`, for a source
-    /// image with these traits: AVIF when the client lists `image/avif` (with a non-zero `q`) and
-    /// `coders` can encode AVIF; else WebP likewise; else the source's family
+    /// image with these traits: the first of ``ImageFormatRegistry/negotiableFormats`` (JPEG XL, AVIF,
+    /// WebP: imgproxy's order) whose media type the client lists (with a non-zero `q`) and `coders` can
+    /// encode; else the source's family
     /// (``family(ofAnimated:hasAlpha:)``).
     ///
     /// Only explicit media types count: `*/*` and `image/*` do not mean a browser decodes AVIF or
@@ -42,11 +44,11 @@ extension ImageFormat {
         isAnimated ? .gif : hasAlpha ? .png : .jpeg
     }
 
-    /// AVIF or WebP when the client lists it and a coder can encode it; `nil` when the source's
+    /// A negotiable format the client lists and a coder can encode; `nil` when the source's
     /// family decides. Depends only on the header and the registry, so it can be part of a cache
     /// key before the source is known.
     static func modernChoice(accept: String?, coders: CoderRegistry) -> ImageFormat? {
-        [ImageFormat.avif, .webp].first { $0.isAccepted(by: accept) && coders.canEncode($0) }
+        ImageFormatRegistry.shared.negotiableFormats.first { $0.isAccepted(by: accept) && coders.canEncode($0) }
     }
 
     /// Whether `accept` lists this format's media type with a non-zero quality (`*/*` and `image/*`
@@ -56,11 +58,13 @@ extension ImageFormat {
         return Self.acceptedTypes(accept).contains(mimeType)
     }
 
-    /// Whether an encode in this format can hold `image`'s traits: several frames (GIF, WebP, AVIF,
-    /// as an imgproxy preferred-format choice counts them) and alpha (anything but JPEG).
+    /// Whether an encode in this format can hold `image`'s traits, as its descriptor says: several
+    /// frames (``ImageFormatDescriptor/Traits/animationSave``: GIF, WebP, AVIF, JPEG XL) and alpha
+    /// (anything but JPEG).
     func canHold(animated: Bool, alpha: Bool) -> Bool {
-        if animated && ![.gif, .webp, .avif].contains(self) { return false }
-        if alpha && self == .jpeg { return false }
+        let traits = descriptor?.traits ?? []
+        if animated && !traits.contains(.animationSave) { return false }
+        if alpha && !traits.contains(.alpha) { return false }
         return true
     }
 

@@ -100,11 +100,11 @@ import Testing
         #expect(command.server.allowedSources == ["https://cdn.example.com/", "s3://bucket/"] && command.server.healthCheckPath == "/healthz")
         #expect(command.sourcePolicy.allowsLoopback && !command.sourcePolicy.allowsLinkLocal && !command.sourcePolicy.allowsPrivate)
         let defaults = command.server.processingDefaults
-        #expect(defaults.quality == 70 && defaults.formatQualities == [.jpeg: 85, .webp: 79, .avif: 50])
+        #expect(defaults.quality == 70 && defaults.formatQualities == [.jpeg: 85, .webp: 79, .avif: 50, .jxl: 77])
         #expect(defaults.maxSourcePixels == 16_800_000 && defaults.maxAnimationFrames == 50 && defaults.maxAnimationFramePixels == 2_000_000)
         #expect(defaults.maxResultDimension == 4000 && !defaults.stripsColorProfile && !defaults.keepsCopyright && !defaults.autoRotate)
         #expect(command.presets["thumb"] == ["rs:fill:64:64"] && command.ignoredEnvironment.isEmpty)
-        for (name, value) in [("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_QUALITY", "0"), ("IMGPROXY_FORMAT_QUALITY", "tiff=80"),
+        for (name, value) in [("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_QUALITY", "0"), ("IMGPROXY_FORMAT_QUALITY", "tga=80"),
                               ("IMGPROXY_MAX_SRC_RESOLUTION", "-1"), ("IMGPROXY_MAX_ANIMATION_FRAMES", "0"), ("IMGPROXY_PATH_PREFIX", "images"),
                               ("IMGPROXY_KEY_PATH", "/nonexistent/keys"), ("IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES", "yes"),
                               ("IMGPROXY_FALLBACK_IMAGE_HTTP_CODE", "700"), ("IMGPROXY_FALLBACK_IMAGE_URL", "ftp://x/y.png"),

@@ -105,7 +105,7 @@ import Testing
         #expect(try request("/s/exp:0/plain/http://h/x").expires == 0, "0 never expires")
         let raw = try request("/s/raw:1/plain/http://h/x@nonsense")
         #expect(raw.raw && raw.format == nil, "raw: the extension is not even read, as imgproxy")
-        #expect(try request("/s/skp:png:jpg/skp:heic/plain/http://h/x").skipProcessing == [.png, .jpeg, .heic], "skp accumulates")
+        #expect(try request("/s/skp:png:jpg/skp:heic/plain/http://h/x").skipProcessing == [.png, .jpeg, .heic, .heif], "skp accumulates")
     }
 
     @Test func watermarkPlacements() throws {
@@ -155,9 +155,9 @@ import Testing
         "/s/w:100000/plain/http://h/x", "/s/pd:99999/plain/http://h/x", "/s/bl:1e9/plain/http://h/x",
         "/s/g:sm:1:1/plain/http://h/x", "/s/g:fp:0.5/plain/http://h/x", "/s/g:fp:2:0/plain/http://h/x", "/s/ex:1:sm/plain/http://h/x",
         "/s/rot:45/plain/http://h/x", "/s/bg:12/plain/http://h/x", "/s/bg:1:2/plain/http://h/x", "/s/bg:300:0:0/plain/http://h/x",
-        "/s/fq:webp/plain/http://h/x", "/s/f:best/plain/http://h/x", "/s/f:tiff/plain/http://h/x", "/s/wm:0.5:ce:0:0:0/plain/http://h/x", "/s/wm:2/plain/http://h/x", "/s/wm:0.5:sm/plain/http://h/x",
+        "/s/fq:webp/plain/http://h/x", "/s/f:best/plain/http://h/x", "/s/f:tga/plain/http://h/x", "/s/wm:0.5:ce:0:0:0/plain/http://h/x", "/s/wm:2/plain/http://h/x", "/s/wm:0.5:sm/plain/http://h/x",
         "/s/skp:/plain/http://h/x", "/s/skp:png:nope/plain/http://h/x", "/s/sm:0/plain/http://h/x", "/s/ph:1/plain/http://h/x",
-        "/s/w:1/plain/ftp://h/x", "/s/w:1/plain/http://h/x@bmp", "/s/w:1/plain/http://user@h/x.png", "/s/w:1/!!!.png",
+        "/s/w:1/plain/ftp://h/x", "/s/w:1/plain/http://h/x@psd", "/s/w:1/plain/http://user@h/x.png", "/s/w:1/!!!.png",
         "/s/fit/300/300/aHR0cDovL2gveA", "/s", "/", "",
     ])
     func whatItCannotHonourIsAnErrorNamingIt(_ path: String) {

@@ -206,7 +206,7 @@ import Testing
         #expect(command.sourcePolicy == .imgproxy && !command.sourcePolicy.allowsLoopback && !command.sourcePolicy.allowsLinkLocal
                 && command.sourcePolicy.allowsPrivate)
         #expect(command.server.processingDefaults.maxSourcePixels == 50_000_000 && command.server.processingDefaults.maxAnimationFrames == 1)
-        #expect(command.server.processingDefaults.quality == 80 && command.server.processingDefaults.formatQualities == [.webp: 79, .avif: 63] && command.server.processingDefaults.keepsCopyright)
+        #expect(command.server.processingDefaults.quality == 80 && command.server.processingDefaults.formatQualities == [.webp: 79, .avif: 63, .jxl: 77] && command.server.processingDefaults.keepsCopyright)
         #expect(command.cacheMaxAge == nil && ImageServerConfig(signing: .unsigned).cacheMaxAge == 31_536_000)
         #expect(!command.demo && command.server.requestTimeout == .seconds(10) && command.server.maxClients == 2048)
     }

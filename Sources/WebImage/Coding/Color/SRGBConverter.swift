@@ -12,7 +12,7 @@ import Synchronization
 /// profile is left as it is (taken to be sRGB). A transform costs about a
 /// millisecond to build, so the last few are kept, by the profile's bytes; converting is then one
 /// pass over the pixels, in place.
-enum SRGBConverter {
+package enum SRGBConverter {
     /// An lcms2 transform, shared by every thread that converts pixels with the same profile.
     ///
     /// `@unchecked Sendable`, because `OpaquePointer` is not `Sendable`. It is safe: the handle is
@@ -55,13 +55,21 @@ enum SRGBConverter {
     /// decoded and shares with nobody yet.
     @discardableResult
     static func convert(_ image: Image, decodedFrom data: Data) -> Bool {
+        guard let profile = ICCProfileReader.profile(in: data) else { return false }
+        return convert(image, profile: profile)
+    }
+
+    /// Converts `image` (every frame) to sRGB in place from `profile`, for coders whose library reads
+    /// the profile itself (TIFF, JPEG XL); returns whether it did. The image must be one the caller has
+    /// just decoded and shares with nobody yet.
+    @discardableResult
+    package static func convert(_ image: Image, profile: Data) -> Bool {
         if image.pixelFormat == .gray8 || image.pixelFormat == .grayAlpha8 {
-            guard let profile = ICCProfileReader.profile(in: data), let table = grayTable(for: profile) else { return false }
+            guard let table = grayTable(for: profile) else { return false }
             applyGrayTable(table, to: image)
             return true
         }
         guard image.pixelFormat == .rgb8 || image.pixelFormat == .rgba8,
-              let profile = ICCProfileReader.profile(in: data),
               let transform = transform(for: profile, channels: image.pixelFormat.bytesPerPixel)
         else { return false }
         var converted = Set<ObjectIdentifier>()

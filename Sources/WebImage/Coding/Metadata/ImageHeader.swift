@@ -118,10 +118,9 @@ struct ImageHeader: Sendable, Hashable {
         let children = (meta.lowerBound + 4)..<meta.upperBound   // meta is a full box
         guard let iprp = box("iprp", in: bytes, children), let ipco = box("ipco", in: bytes, iprp) else { return (nil, false) }
         var properties: [(type: String, payload: Range<Int>)] = []
-        var index = ipco.lowerBound
-        while let (type, payload) = nextBox(in: bytes, from: index, end: ipco.upperBound), properties.count < 4096 {
-            properties.append((type, payload))
-            index = payload.upperBound
+        var boxes = ISOBoxes(UnsafeRawBufferPointer(bytes), in: ipco)
+        while let box = boxes.next(), properties.count < 4096 {
+            properties.append((String(decoding: bytes[(box.start + 4)..<(box.start + 8)], as: UTF8.self), box.body))
         }
         var chosen = properties.indices.map { $0 }
         if let primary = primaryItem(bytes, children), let ipma = box("ipma", in: bytes, iprp),
@@ -182,30 +181,8 @@ struct ImageHeader: Sendable, Hashable {
         return nil
     }
 
-    /// The payload range of the first box of `type` among the boxes that fill `range`.
-    private static func box(_ type: String, in bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int>? {
-        var index = range.lowerBound
-        while let (found, payload) = nextBox(in: bytes, from: index, end: range.upperBound) {
-            if found == type { return payload }
-            index = payload.upperBound
-        }
-        return nil
-    }
-
-    /// The box at `index` (its type and payload), or `nil` when none fits before `end`. 64-bit sizes
-    /// and "to the end" (0) are understood; the payload always ends after `index`.
-    private static func nextBox(in bytes: UnsafeBufferPointer<UInt8>, from index: Int, end: Int) -> (String, Range<Int>)? {
-        guard index + 8 <= end else { return nil }
-        var size = bigEndian(bytes, index, 4)
-        var header = 8
-        if size == 1 {
-            guard index + 16 <= end else { return nil }
-            size = bigEndian(bytes, index + 8, 8)
-            header = 16
-        } else if size == 0 {
-            size = end - index
-        }
-        guard size >= header, size <= end - index else { return nil }
-        return (String(decoding: bytes[(index + 4)..<(index + 8)], as: UTF8.self), (index + header)..<(index + size))
+    /// The payload range of the first box of `type` among the boxes that fill `range` (``ISOBoxes``).
+    private static func box(_ type: StaticString, in bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int>? {
+        ISOBoxes.first(type, in: UnsafeRawBufferPointer(bytes), range)
     }
 }

@@ -11,11 +11,11 @@ enum MetadataEmbedder {
     static func embed(colorProfile: Data?, exif: [UInt8]?, in data: Data, format: ImageFormat, canvas: PixelSize, hasAlpha: Bool) -> Data {
         guard colorProfile != nil || exif != nil else { return data }
         let profile = colorProfile.map { [UInt8]($0) }
-        return switch format {
-        case .jpeg: jpeg(data, profile: profile, exif: exif) ?? data
-        case .png: png(data, profile: profile, exif: exif) ?? data
-        case .webp: webp(data, profile: profile, exif: exif, canvas: canvas, hasAlpha: hasAlpha) ?? data
-        default: data
+        return switch format.descriptor?.metadataContainer {
+        case .jpegSegments: jpeg(data, profile: profile, exif: exif) ?? data
+        case .pngChunks: png(data, profile: profile, exif: exif) ?? data
+        case .riffChunks: webp(data, profile: profile, exif: exif, canvas: canvas, hasAlpha: hasAlpha) ?? data
+        default: data   // ISO-BMFF, TIFF and JPEG XL coders write their metadata through their libraries
         }
     }
 

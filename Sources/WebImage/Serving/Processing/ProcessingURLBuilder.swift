@@ -34,7 +34,7 @@ public struct ProcessingURLBuilder: Sendable {
                      quality: Int? = nil, encoding: SourceEncoding = .base64) -> String {
         var segments = options.key.isEmpty ? [] : [options.key]
         if let quality { segments.append("q:\(min(max(quality, 1), 100))") }
-        let fileExtension = format.map { $0 == .jpeg ? "jpg" : $0.rawValue }
+        let fileExtension = format.map { $0.fileExtension ?? $0.rawValue }
         switch encoding {
         case .base64:
             let encoded = ProcessingURLSigner.base64URL(Array(source.absoluteString.utf8))

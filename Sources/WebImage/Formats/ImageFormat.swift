@@ -29,6 +29,8 @@ public struct ImageFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
     public static let heif = ImageFormat(rawValue: "heif")
     /// AVIF: HEIF with AV1-coded images.
     public static let avif = ImageFormat(rawValue: "avif")
+    /// JPEG XL (a bare codestream or the ISO-BMFF-style container).
+    public static let jxl = ImageFormat(rawValue: "jxl")
     /// Windows bitmap.
     public static let bmp = ImageFormat(rawValue: "bmp")
     /// Windows icon or cursor.
@@ -43,31 +45,28 @@ public struct ImageFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
     /// The format's name, such as `png`.
     public var description: String { rawValue }
 
-    /// The MIME type of the format, such as `image/png`, or `application/octet-stream` when unknown.
+    /// The MIME type of the format, such as `image/png`, from its ``descriptor``;
+    /// `application/octet-stream` for a format nobody registered.
     public var mimeType: String {
-        switch self {
-        case .png: "image/png"
-        case .jpeg: "image/jpeg"
-        case .gif: "image/gif"
-        case .webp: "image/webp"
-        case .tiff: "image/tiff"
-        case .heic: "image/heic"
-        case .heif: "image/heif"
-        case .avif: "image/avif"
-        case .bmp: "image/bmp"
-        case .ico: "image/x-icon"
-        case .svg: "image/svg+xml"
-        case .pdf: "application/pdf"
-        default: "application/octet-stream"
-        }
+        descriptor?.mimeType ?? "application/octet-stream"
     }
 
-    /// The usual file extension without a dot (`jpg` for JPEG), or `nil` when unknown.
+    /// The usual file extension without a dot (`jpg` for JPEG), from its ``descriptor``; `nil` for a
+    /// format nobody registered.
     public var fileExtension: String? {
-        switch self {
-        case .unknown: nil
-        case .jpeg: "jpg"
-        default: rawValue
-        }
+        descriptor?.fileExtension
+    }
+
+    /// What ``ImageFormatRegistry/shared`` knows of this format; `nil` for ``unknown`` and for formats
+    /// nobody registered.
+    public var descriptor: ImageFormatDescriptor? {
+        ImageFormatRegistry.shared.descriptor(for: self)
+    }
+
+    /// The format a name stands for in a URL, a command line or a configuration (`jpg`, `JPEG`, `tif`,
+    /// any case), from ``ImageFormatRegistry/shared``; `nil` for a name no format lists.
+    public init?(named name: String) {
+        guard let format = ImageFormatRegistry.shared.format(named: name) else { return nil }
+        self = format
     }
 }
