@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "WebImageWebP", targets: ["WebImageWebP"]),
         .library(name: "WebImageAVIF", targets: ["WebImageAVIF"]),
         .library(name: "WebImageHEIF", targets: ["WebImageHEIF"]),
+        .library(name: "WebImageJXL", targets: ["WebImageJXL"]),
+        .library(name: "WebImageTIFF", targets: ["WebImageTIFF"]),
         .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .library(name: "WebImageRedis", targets: ["WebImageRedis"]),
         .library(name: "WebImageS3", targets: ["WebImageS3"]),
@@ -45,6 +47,16 @@ let package = Package(
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
         ),
+        // libjxl 0.7 (JPEG XL): linked by name (its pkg-config file adds -DHWY_SHARED_DEFINE, which SwiftPM refuses).
+        .systemLibrary(
+            name: "CLibJXL",
+            providers: [.apt(["libjxl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibTIFF",
+            pkgConfig: "libtiff-4",
+            providers: [.apt(["libtiff-dev"])]
+        ),
         // Little CMS 2: embedded ICC profiles converted to sRGB (small; every Debian desktop has it).
         .systemLibrary(
             name: "CLibLCMS2",
@@ -64,6 +76,8 @@ let package = Package(
         .target(name: "CGIF", dependencies: ["CLibGIF"], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CAVIF", dependencies: ["CLibAVIF"], linkerSettings: [.linkedLibrary("avif")]),
         .target(name: "CHEIF", dependencies: ["CLibHEIF"], linkerSettings: [.linkedLibrary("heif")]),
+        .target(name: "CJXL", dependencies: ["CLibJXL"], linkerSettings: [.linkedLibrary("jxl")]),
+        .target(name: "CTIFF", dependencies: ["CLibTIFF"], linkerSettings: [.linkedLibrary("tiff")]),
         .target(name: "CWebP", dependencies: ["CLibWebP", "CSystemTuning"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("webp")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
@@ -99,6 +113,18 @@ let package = Package(
             dependencies: ["WebImage", "CHEIF"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // JPEG XL (libjxl 0.7): a product of its own.
+        .target(
+            name: "WebImageJXL",
+            dependencies: ["WebImage", "CJXL"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // TIFF (libtiff 4.5): a product of its own.
+        .target(
+            name: "WebImageTIFF",
+            dependencies: ["WebImage", "CTIFF"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
         // `webimage serve`: an image server on GNU libmicrohttpd, a product of its own (the WebImage
         // library keeps its dependencies as they are).
         .target(
@@ -119,9 +145,9 @@ let package = Package(
             dependencies: ["WebImage"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageServer",
+        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageJXL", "WebImageTIFF", "WebImageServer",
                                                           "WebImageRedis", "WebImageS3", "CSystemTuning"]),
-        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageServer",
+        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageJXL", "WebImageTIFF", "WebImageServer",
                                                           "WebImageRedis", "WebImageS3", "webimage"],
                     exclude: ["Fixtures"]),
     ],

@@ -38,6 +38,8 @@ public struct ProcessingDefaults: Sendable, Equatable {
     public var avifSpeed = 9
     /// libwebp's method for WebP, 1 (fastest) to 6 (`IMGPROXY_WEBP_EFFORT`); default 4, as imgproxy and `cwebp`.
     public var webpEffort = 4
+    /// libjxl's effort for JPEG XL, 1 (fastest) to 9 (`IMGPROXY_JXL_EFFORT`); default 4, as imgproxy.
+    public var jxlEffort = 4
     /// Whether JPEGs are written progressive (`IMGPROXY_JPEG_PROGRESSIVE`); default `false`.
     public var jpegProgressive = false
     /// The watermark's base opacity, which the `watermark` option's own multiplies
@@ -55,6 +57,8 @@ public struct ProcessingDefaults: Sendable, Equatable {
     var avifCompressionEffort: Double { Double(10 - min(max(avifSpeed, 0), 9)) / 10 }
     /// ``webpEffort`` as an ``WebImage/EncodeOptions/compressionEffort`` (libwebp method `effort × 6`).
     var webpCompressionEffort: Double { Double(min(max(webpEffort, 1), 6)) / 6 }
+    /// ``jxlEffort`` as an ``WebImage/EncodeOptions/compressionEffort`` (libjxl effort `1 + effort × 8`).
+    var jxlCompressionEffort: Double { Double(min(max(jxlEffort, 1), 9) - 1) / 8 }
 
     /// The output format a format name stands for (the registry's names and aliases), as URLs name
     /// them; `nil` for a name `coders` (default ``WebImage/CoderRegistry/shared``) cannot write or nobody knows.

@@ -33,6 +33,7 @@ struct VariantParameters {
         }
         encoding.formatEfforts[.avif] = defaults.avifCompressionEffort
         encoding.formatEfforts[.webp] = defaults.webpCompressionEffort
+        encoding.formatEfforts[.jxl] = defaults.jxlCompressionEffort
         encoding.isProgressive = defaults.jpegProgressive
         context.limits = request.limits(over: limits)
         if request.maxAnimationFrames == 1 { options.insert(.decodeFirstFrameOnly) }

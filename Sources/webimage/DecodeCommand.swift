@@ -7,6 +7,8 @@ struct DecodeCommand {
     var frames = false
     var orient = false
     var thumbnail: Int?
+    var page = 0
+    var iconSide: Int?
     var transformer: PipelineTransformer?
     var outputDirectory: URL?
     var outputFormat = ImageFormat.png
@@ -32,6 +34,12 @@ struct DecodeCommand {
             case "--checksum": command.checksum = true
             case "--frames": command.frames = true
             case "--orient": command.orient = true
+            case "--page":
+                guard let text = cursor.next(), let page = Int(text), page >= 0 else { return .failure("--page needs a page number from 0") }
+                command.page = page
+            case "--icon-size":
+                guard let text = cursor.next(), let side = Int(text), side > 0 else { return .failure("--icon-size needs a positive pixel size") }
+                command.iconSide = side
             case "--thumbnail":
                 guard let text = cursor.next(), let size = Int(text), size > 0 else {
                     return .failure("--thumbnail needs a positive pixel size")
@@ -90,8 +98,11 @@ struct DecodeCommand {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         var options = DecodeOptions(applyOrientation: orient)
         if let thumbnail { options.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
+        options.page = page
+        options.iconSide = iconSide
         var image = try CoderRegistry.shared.decode(data, options: options)
         if let transformer { image = try transformer.transform(image, forKey: path) }
+        if frames, page == 0, image.format.descriptor?.traits.contains(.pages) == true { return try pageLines(of: data, first: image, path: path, options: options) }
         if frames { return frameLines(of: image, path: path) }
         var fields = [path, image.format.rawValue, String(image.width), String(image.height), image.pixelFormat.description]
         if checksum { fields.append(image.rgbaSHA256()) }
@@ -112,6 +123,25 @@ struct DecodeCommand {
             return [path, image.format.rawValue, String(frame.image.width), String(frame.image.height),
                     frame.image.pixelFormat.description, String(index), String(all.count), String(milliseconds),
                     String(image.loopCount), frame.image.rgbaSHA256()].joined(separator: "\t")
+        }.joined(separator: "\n")
+    }
+
+    /// `--frames` for a multi-page file: one line per page, as ``frameLines(of:path:)`` prints frames (the
+    /// pages may differ in size; durations and loop count are 0).
+    func pageLines(of data: Data, first: Image, path: String, options: DecodeOptions) throws -> String {
+        var pages = [first]
+        var options = options
+        while true {
+            options.page = pages.count
+            do {
+                pages.append(try CoderRegistry.shared.decode(data, options: options))
+            } catch ImageCodingError.pageNotFound {
+                break
+            }
+        }
+        return pages.enumerated().map { index, page in
+            [path, page.format.rawValue, String(page.width), String(page.height), page.pixelFormat.description, String(index),
+             String(pages.count), "0", "0", page.rgbaSHA256()].joined(separator: "\t")
         }.joined(separator: "\n")
     }
 

@@ -64,6 +64,12 @@ enum ImgproxyEnvironment {
         "IMGPROXY_ENFORCE_AVIF": { value, command throws(Invalid) in
             if try bool(value, "IMGPROXY_ENFORCE_AVIF") { command.server.enforcedFormats.insert(.avif) }
         },
+        "IMGPROXY_AUTO_JXL": { value, command throws(Invalid) in
+            if try bool(value, "IMGPROXY_AUTO_JXL") { command.server.autoFormats.insert(.jxl) }
+        },
+        "IMGPROXY_ENFORCE_JXL": { value, command throws(Invalid) in
+            if try bool(value, "IMGPROXY_ENFORCE_JXL") { command.server.enforcedFormats.insert(.jxl) }
+        },
         "IMGPROXY_PREFERRED_FORMATS": { value, command throws(Invalid) in
             var formats: [ImageFormat] = []
             for name in list(value) {
@@ -255,6 +261,11 @@ enum ImgproxyEnvironment {
             let effort = try positive(value, "IMGPROXY_WEBP_EFFORT")
             guard effort <= 6 else { throw Invalid(name: "IMGPROXY_WEBP_EFFORT", reason: "an effort is 1 to 6: \(value)") }
             command.server.processingDefaults.webpEffort = effort
+        },
+        "IMGPROXY_JXL_EFFORT": { value, command throws(Invalid) in
+            let effort = try positive(value, "IMGPROXY_JXL_EFFORT")
+            guard effort <= 9 else { throw Invalid(name: "IMGPROXY_JXL_EFFORT", reason: "an effort is 1 to 9: \(value)") }
+            command.server.processingDefaults.jxlEffort = effort
         },
         "IMGPROXY_JPEG_PROGRESSIVE": { value, command throws(Invalid) in
             command.server.processingDefaults.jpegProgressive = try bool(value, "IMGPROXY_JPEG_PROGRESSIVE")

@@ -45,6 +45,9 @@ enum Usage {
            webimage health [URL]        GET URL (default http://127.0.0.1:8080/health, or the port of $IMGPROXY_BIND or
                                         $PORT) and exit 0 when it answers 200, else 1: a container's health check
 
+           webimage formats             every format the registry knows, a tab-separated line each: names, media
+                                        type, extension, whether the tool writes it, default quality, traits
+
     """
 
     static let text = """
@@ -52,20 +55,24 @@ enum Usage {
                                         pipeline twice (file URLs, a temporary disk cache; the second pass
                                         comes from the cache), print a table, and write a PNG thumbnail of
                                         each, derived from the cached originals, into ./webimage-samples/
-           webimage decode [--checksum] [--frames] [--orient] [--thumbnail N] [--transform SPEC] [--out DIR]
-                           [--format png|jpeg|gif|webp|avif] FILE...
+           webimage decode [--checksum] [--frames] [--orient] [--page N] [--icon-size N] [--thumbnail N]
+                           [--transform SPEC] [--out DIR] [--format F] FILE...
                                         one tab-separated line per file:
                                         path, format, width, height, pixel format[, sha256 of RGBA pixels]
                                         a file that fails prints: path, error, message (exit code 1)
       --checksum      add the sha256 of the pixels as 8-bit straight-alpha RGBA (the corpus manifest's definition)
       --frames        one line per frame instead: path, format, width, height, pixel format, frame (from 0),
-                      frames, stored duration in ms, loop count (0 = forever), sha256 of the composited canvas
+                      frames, stored duration in ms, loop count (0 = forever), sha256 of the composited canvas;
+                      for a multi-page TIFF one line per page (pages may differ in size)
+      --page N        the page of a multi-page file (TIFF) to decode, from 0 (default 0)
+      --icon-size N   an icon's (ICO, CUR) entry nearest N pixels (default the largest)
       --orient        apply the EXIF orientation before reporting and hashing (default: stored pixels)
       --thumbnail N   decode to fit inside N x N pixels (aspect ratio kept, never enlarged)
       --transform SPEC  transform each image after decoding (upright first); SPEC below
       --out DIR       write each decoded image into DIR as <name>.png (or the --format's extension)
-      --format F      the format --out writes: png (default), jpeg, gif, webp or avif; animations stay
-                      animated in png (APNG), gif, webp and avif
+      --format F      the format --out writes, by any name of `webimage formats`: png (default), jpeg,
+                      gif, webp, avif, jxl, tiff, bmp, ico, ...; animations stay animated in png (APNG),
+                      gif, webp, avif and jxl
 
            webimage fetch [--thumbnail N] [--transform SPEC] [--out DIR] [--cache-dir DIR] [--concurrency N]
                           [--refresh] [--format auto|jpeg|png|gif|webp|avif [--quality Q] [--accept HEADER]]

@@ -6,18 +6,23 @@
 //   webimage info [--json] FILE|URL...
 //   webimage cache stats|sweep|clear|fill [DIR | --cache-dir DIR]
 //   webimage serve [options]      an image server (imgproxy URLs) on libmicrohttpd
+//   webimage formats              every format the registry knows, and which ones the tool writes
 //   webimage health [URL]         exit 0 when the server answers /health with 200 (a container's check)
 //   webimage help [serve]
 import Foundation
 import WebImage
 import WebImageAVIF
 import WebImageHEIF
+import WebImageJXL
+import WebImageTIFF
 import WebImageWebP
 
-// The tool reads and writes every format it has a coder for: the core's PNG, JPEG and GIF, WebP, AVIF, HEIF.
+// The tool reads and writes every format it has a coder for: the core's PNG, JPEG and GIF, WebP, AVIF, HEIF, JPEG XL, TIFF.
 CoderRegistry.shared.add(WebPCoder())
 CoderRegistry.shared.add(AVIFCoder())
 CoderRegistry.shared.add(HEIFCoder())
+CoderRegistry.shared.add(JXLCoder())
+CoderRegistry.shared.add(TIFFCoder())
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32
@@ -34,6 +39,8 @@ case "cache":
     status = await CacheCommand.run(Array(arguments.dropFirst()))
 case "serve":
     status = await ServeCommand.run(Array(arguments.dropFirst()))
+case "formats":
+    status = FormatsCommand.run(Array(arguments.dropFirst()))
 case "health":
     status = await HealthCommand.run(Array(arguments.dropFirst()))
 case "help", "-h", "--help":

@@ -56,6 +56,15 @@ public struct DecodeOptions: Sendable, Hashable {
     /// file's own (the corpus checksums' definition). ``WebImageManager`` turns it on unless
     /// ``WebImageOptions/preserveColorProfile``. RGB profiles only: gray and CMYK profiles are left alone.
     public var convertsToSRGB: Bool
+    /// The page of a multi-page file (TIFF) to decode, from 0; default 0, the first, as imgproxy reads
+    /// them. Pages may differ in size, so they are never frames of one image: decode each on its own.
+    /// Formats without pages ignore it; a page past the last throws
+    /// ``ImageCodingError/pageNotFound(page:pageCount:)``.
+    public var page = 0
+    /// The side an icon (ICO, CUR) is wanted at: the entry nearest it (the smallest at least this large,
+    /// else the largest); default `nil`: the largest entry (deepest, then first, on a tie). Other formats
+    /// ignore it.
+    public var iconSide: Int?
 
     /// Creates decode options; every parameter defaults to the property's documented default.
     public init(

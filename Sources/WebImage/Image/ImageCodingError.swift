@@ -16,6 +16,8 @@ public enum ImageCodingError: Error, Sendable, Hashable, CustomStringConvertible
     /// An animation has more frames than ``DecodeOptions/maxFrameCount``, or its frames would take more
     /// than ``DecodeOptions/maxAnimationByteCount`` bytes decoded; refused before any frame was allocated.
     case animationTooLarge(frameCount: Int, byteCount: Int, frameLimit: Int, byteLimit: Int)
+    /// ``DecodeOptions/page`` asked for a page the file does not have (it has `pageCount`).
+    case pageNotFound(page: Int, pageCount: Int)
     /// An allocation for pixels failed.
     case insufficientMemory(byteCount: Int)
     /// No coder can write `format`, or not from `pixelFormat`.
@@ -43,6 +45,8 @@ public enum ImageCodingError: Error, Sendable, Hashable, CustomStringConvertible
         case .animationTooLarge(let frameCount, let byteCount, let frameLimit, let byteLimit):
             "the animation has \(frameCount) frames (\(byteCount) bytes decoded), more than the limits of \(frameLimit) frames "
                 + "and \(byteLimit) bytes (DecodeOptions.maxFrameCount, maxAnimationByteCount; or decode the first frame only)"
+        case .pageNotFound(let page, let pageCount):
+            "the file has \(pageCount) page\(pageCount == 1 ? "" : "s"); page \(page) (counted from 0) does not exist"
         case .insufficientMemory(let byteCount):
             "could not allocate \(byteCount) bytes for pixels"
         case .unsupportedEncoding(let format, let pixelFormat):

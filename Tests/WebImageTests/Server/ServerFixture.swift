@@ -4,6 +4,8 @@ import FoundationNetworking
 #endif
 @testable import WebImage
 import WebImageAVIF
+import WebImageJXL
+import WebImageTIFF
 import WebImageWebP
 @testable import WebImageServer
 
@@ -19,7 +21,7 @@ struct ServerFixture {
     let port: UInt16
     let session: URLSession
 
-    static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()])
+    static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), JXLCoder(), TIFFCoder()])
 
     init(signing: ImageServerConfig.Signing = .unsigned, managerConfig: WebImageManagerConfig = WebImageManagerConfig(),
          downloaderConfig: DownloaderConfig = DownloaderConfig(), configure: (inout ImageServerConfig) -> Void = { _ in }) async throws {

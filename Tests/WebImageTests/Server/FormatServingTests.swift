@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+
+/// The formats imgproxy reads and writes beyond the first six, seen over HTTP: TIFF and JPEG XL sources,
+/// every writable format asked for by extension or `f:`, and JPEG XL picked from `Accept`.
+@Suite struct FormatServingTests {
+    func fixture(_ configure: @escaping (inout ImageServerConfig) -> Void = { _ in }) async throws -> ServerFixture {
+        let fixture = try await ServerFixture(configure: configure)
+        let photo = try Image(width: 40, height: 20, pixelFormat: .rgb8, pixels: (0..<2400).map { UInt8(truncatingIfNeeded: $0 * 3) })
+        for format in [ImageFormat.jpeg, .tiff, .jxl] {
+            fixture.sources.route("/photo.\(format.fileExtension!)",
+                                  TestResponse(headers: [("Content-Type", format.mimeType)], body: try ServerFixture.coders.encode(photo, as: format)))
+        }
+        let tiff = try ServerFixture.coders.encode(photo, as: .tiff)
+        fixture.sources.route("/cut.tiff", TestResponse(headers: [("Content-Type", "image/tiff")], body: tiff.prefix(tiff.count / 2)))
+        return fixture
+    }
+
+    @Test func tiffAndJPEGXLSourcesAreServedAsThePreferredFormats() async throws {
+        let fixture = try await fixture()
+        for name in ["photo.tiff", "photo.jxl"] {
+            let reply = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/" + name))")
+            #expect(reply.status == 200 && reply.header("Content-Type") == "image/jpeg", "\(name): \(reply.status)")
+            #expect(try ServerFixture.coders.decode(reply.body).size == PixelSize(width: 20, height: 10), "\(name)")
+        }
+        let cut = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/cut.tiff"))")
+        #expect(cut.status == 422, "a truncated TIFF: \(cut.status)")
+        await fixture.stop()
+    }
+
+    @Test func everyWritableFormatIsAnsweredWhenAsked() async throws {
+        let fixture = try await fixture()
+        let source = fixture.source("/photo.jpg")
+        for (asked, mime) in [("tiff", "image/tiff"), ("tif", "image/tiff"), ("jxl", "image/jxl")] {
+            for path in ["/insecure/w:20/plain/\(source)@\(asked)", "/insecure/w:20/f:\(asked)/plain/\(source)"] {
+                let reply = try await fixture.get(path)
+                #expect(reply.status == 200 && reply.header("Content-Type") == mime, "\(path): \(reply.status)")
+                #expect(ImageFormat(sniffing: reply.body).mimeType == mime, "\(path)")
+                #expect(try ServerFixture.coders.decode(reply.body).width == 20, "\(path)")
+            }
+        }
+        let named = try await fixture.get("/insecure/w:20/plain/\(source)@jxl")
+        #expect(named.header("Content-Disposition")?.contains(".jxl") == true)
+        await fixture.stop()
+    }
+
+    @Test func jpegXLIsPickedFromAcceptFirstWhenTheServerOffersIt() async throws {
+        let accept = "image/jxl,image/avif,image/webp,*/*"
+        let auto = try await fixture { $0.autoFormats = [.jxl, .avif, .webp] }
+        let chosen = try await auto.get("/insecure/w:20/plain/\(auto.source("/photo.jpg"))", headers: ["Accept": accept])
+        #expect(chosen.header("Content-Type") == "image/jxl" && chosen.header("Vary") == "Accept", "JPEG XL before AVIF, as imgproxy")
+        let noJXL = try await auto.get("/insecure/w:20/plain/\(auto.source("/photo.jpg"))", headers: ["Accept": "image/avif,image/webp"])
+        #expect(noJXL.header("Content-Type") == "image/avif")
+        await auto.stop()
+        let avifOnly = try await fixture { $0.autoFormats = [.avif] }
+        let avif = try await avifOnly.get("/insecure/w:20/plain/\(avifOnly.source("/photo.jpg"))", headers: ["Accept": accept])
+        #expect(avif.header("Content-Type") == "image/avif", "without AUTO_JXL, JPEG XL is not picked")
+        await avifOnly.stop()
+        let enforcing = try await fixture { $0.enforcedFormats = [.jxl] }
+        let enforced = try await enforcing.get("/insecure/w:20/plain/\(enforcing.source("/photo.jpg"))@png", headers: ["Accept": accept])
+        #expect(enforced.header("Content-Type") == "image/jxl", "ENFORCE_JXL beats the named format")
+        await enforcing.stop()
+    }
+}
