@@ -10,7 +10,10 @@ import WebImage
 /// item's `clap`, `irot` and `imir` are applied, as a viewer shows the image; without, the stored
 /// pixels come back untransformed (``Image/orientation`` is then ``ImageOrientation/up``: libheif 1.15
 /// does not report the transformations separately). Pixels are ``PixelFormat/rgba8``. Sequences
-/// decode as their primary image. Encoding is not supported.
+/// decode as their primary image.
+///
+/// Encoding writes HEIC (HEVC through the x265 plugin of the system's libheif, when it has one:
+/// ``canEncode(_:)`` asks libheif): 8-bit 4:2:0 RGB or RGBA at a quality, or lossless, with the ICC profile.
 ///
 /// The coder has no state: one value can be used from any number of threads at once. Decoding is
 /// synchronous and CPU-bound.
@@ -78,12 +81,42 @@ public struct HEIFCoder: ImageCoder {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// `false`: HEIF encoding is not supported.
-    public func canEncode(_ format: ImageFormat) -> Bool { false }
+    /// Whether `format` is ``ImageFormat/heic`` and the system's libheif has an HEVC encoder.
+    public func canEncode(_ format: ImageFormat) -> Bool {
+        format == .heic && Self.hasHEVCEncoder
+    }
 
-    /// Always throws: HEIF encoding is not supported.
-    /// - Throws: ``ImageCodingError/unsupportedEncoding(format:pixelFormat:)``.
+    private static let hasHEVCEncoder = cheif_have_hevc_encoder() != 0
+
+    /// Encodes `image` (its first frame) as HEIC.
+    ///
+    /// - Parameters:
+    ///   - image: any ``PixelFormat`` (grey is written as colour); alpha is kept.
+    ///   - format: must be ``ImageFormat/heic``.
+    ///   - options: ``EncodeOptions/compressionQuality`` (0–1 as libheif's 0–100), ``EncodeOptions/isLossless``,
+    ///     ``EncodeOptions/maxFileSize``, ``EncodeOptions/maxPixelSize`` and ``EncodeOptions/colorProfile``.
+    /// - Returns: the complete file.
+    /// - Throws: ``ImageCodingError/unsupportedEncoding(format:pixelFormat:)`` for another format or without an
+    ///   encoder; ``ImageCodingError/encodingFailed(format:reason:)`` with libheif's reason.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions = EncodeOptions()) throws -> Data {
-        throw ImageCodingError.unsupportedEncoding(format: format, pixelFormat: image.pixelFormat)
+        guard canEncode(format) else { throw ImageCodingError.unsupportedEncoding(format: format, pixelFormat: image.pixelFormat) }
+        var single = options
+        single.firstFrameOnly = true
+        var frame = try single.frames(of: image)[0].image
+        if !frame.pixelFormat.isColor { frame = try frame.converted(to: frame.pixelFormat.hasAlpha ? .rgba8 : .rgb8) }
+        let icc = options.colorProfile.map { [UInt8]($0) } ?? []
+        let lossless = options.isLossless
+        return try options.encodingWithinMaxFileSize { (quality) throws(ImageCodingError) in
+            var message = [CChar](repeating: 0, count: 256)
+            var output: UnsafeMutablePointer<UInt8>?
+            var count = 0
+            let status = frame.withUnsafePixels { pixels in
+                cheif_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(frame.width), Int32(frame.height),
+                             frame.bytesPerRow, Int32(frame.pixelFormat.bytesPerPixel), Int32((quality * 100).rounded()),
+                             lossless ? 1 : 0, icc.isEmpty ? nil : icc, icc.count, &output, &count, &message, message.count)
+            }
+            guard status == 0, let output else { throw .encodingFailed(format: .heic, reason: Self.text(message)) }
+            return Data(bytesNoCopy: output, count: count, deallocator: .custom { pointer, _ in cheif_free(pointer) })
+        }
     }
 }

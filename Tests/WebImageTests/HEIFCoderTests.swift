@@ -43,3 +43,22 @@ import WebImageHEIF
         #expect(max(thumbnail.width, thumbnail.height) == 32)
     }
 }
+
+extension HEIFCoderTests {
+    /// Debian's libheif carries the x265 plugin: HEIC is written, lossy near the source and sized by quality.
+    @Test func heicIsWrittenAndReadBack() throws {
+        #expect(HEIFCoder().canEncode(.heic) && !HEIFCoder().canEncode(.heif) && !HEIFCoder().canEncode(.avif))
+        let photo = try EncodeOptionsTests.photo()
+        let small = try HEIFCoder().encode(photo, as: .heic, options: EncodeOptions(compressionQuality: 0.3))
+        let large = try HEIFCoder().encode(photo, as: .heic, options: EncodeOptions(compressionQuality: 0.9))
+        #expect(ImageFormat(sniffing: large) == .heic && small.count < large.count, "\(small.count) < \(large.count)")
+        let back = try HEIFCoder().decode(large)
+        #expect(back.size == photo.size && back.format == .heic)
+        var levels = [UInt8](repeating: 128, count: 512)
+        for index in stride(from: 1, to: 512, by: 2) { levels[index] = UInt8(index / 32 * 16) }
+        let clear = try Image(width: 16, height: 16, pixelFormat: .grayAlpha8, pixels: levels)
+        let withAlpha = try HEIFCoder().decode(try HEIFCoder().encode(clear, as: .heic))
+        #expect(withAlpha.pixelFormat.hasAlpha && withAlpha.size == clear.size)
+        #expect(throws: ImageCodingError.self) { try HEIFCoder().encode(photo, as: .heif) }
+    }
+}

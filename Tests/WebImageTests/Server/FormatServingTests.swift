@@ -33,7 +33,7 @@ import Testing
     @Test func everyWritableFormatIsAnsweredWhenAsked() async throws {
         let fixture = try await fixture()
         let source = fixture.source("/photo.jpg")
-        for (asked, mime) in [("tiff", "image/tiff"), ("tif", "image/tiff"), ("jxl", "image/jxl")] {
+        for (asked, mime) in [("tiff", "image/tiff"), ("tif", "image/tiff"), ("jxl", "image/jxl"), ("heic", "image/heic")] {
             for path in ["/insecure/w:20/plain/\(source)@\(asked)", "/insecure/w:20/f:\(asked)/plain/\(source)"] {
                 let reply = try await fixture.get(path)
                 #expect(reply.status == 200 && reply.header("Content-Type") == mime, "\(path): \(reply.status)")
