@@ -21,6 +21,9 @@ let package = Package(
         .executable(name: "fuzz-avif", targets: ["FuzzAVIF"]),
         .executable(name: "fuzz-heif", targets: ["FuzzHEIF"]),
         .executable(name: "fuzz-request", targets: ["FuzzRequest"]),
+        .executable(name: "fuzz-bmp", targets: ["FuzzBMP"]),
+        .executable(name: "fuzz-tiff", targets: ["FuzzTIFF"]),
+        .executable(name: "fuzz-jxl", targets: ["FuzzJXL"]),
     ],
     dependencies: [.package(name: "WebImage", path: "..")],
     targets: [
@@ -44,6 +47,13 @@ let package = Package(
             swiftSettings: fuzzerSettings),
         .executableTarget(
             name: "FuzzHEIF", dependencies: ["FuzzSupport", .product(name: "WebImageHEIF", package: "WebImage")],
+            swiftSettings: fuzzerSettings),
+        .executableTarget(name: "FuzzBMP", dependencies: ["FuzzSupport"], swiftSettings: fuzzerSettings),
+        .executableTarget(
+            name: "FuzzTIFF", dependencies: ["FuzzSupport", .product(name: "WebImageTIFF", package: "WebImage")],
+            swiftSettings: fuzzerSettings),
+        .executableTarget(
+            name: "FuzzJXL", dependencies: ["FuzzSupport", .product(name: "WebImageJXL", package: "WebImage")],
             swiftSettings: fuzzerSettings),
         .executableTarget(
             name: "FuzzRequest", dependencies: ["FuzzSupport", .product(name: "WebImageServer", package: "WebImage")],

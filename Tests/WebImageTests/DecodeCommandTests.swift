@@ -23,7 +23,7 @@ import Testing
         #expect(command.files == ["a.png", "b.jpg"])
     }
 
-    @Test(arguments: [["--thumbnail", "0", "a.png"], ["--bogus", "a.png"], [], ["--format", "bmp", "a.png"], ["--out"],
+    @Test(arguments: [["--thumbnail", "0", "a.png"], ["--bogus", "a.png"], [], ["--format", "tga", "a.png"], ["--out"],
                       ["--transform", "shrink=2", "a.png"], ["--transform"]])
     func rejectsBadUsage(arguments: [String]) {
         guard case .failure = DecodeCommand.parse(arguments) else {

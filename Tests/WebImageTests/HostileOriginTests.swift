@@ -90,7 +90,8 @@ import Testing
         #expect(loaded.data == Data(count: 16 << 20))
     }
 
-    /// A body that trickles a byte at a time ends at the download's deadline.
+    /// A body that trickles a byte at a time ends at the download's deadline (the body never ends: without
+    /// the deadline the load would not return; the bound is loose because a busy machine delays the wake-up).
     @Test func aSlowBodyEndsAtTheDeadline() async throws {
         let server = try TestHTTPServer()
         defer { server.stop() }
@@ -99,7 +100,7 @@ import Testing
         let url = server.url("/slow.png")
         let started = ContinuousClock.now
         #expect(await failure(of: url, with: Self.downloader(timeout: .seconds(1))) == .timedOut(url: url))
-        #expect(ContinuousClock.now - started < .seconds(20) * testTimeScale)
+        #expect(ContinuousClock.now - started < .seconds(60) * testTimeScale)
     }
 
     @Test func anHTTPSOriginWithAPrivateAuthorityIsTrustedOnlyWhenConfigured() async throws {

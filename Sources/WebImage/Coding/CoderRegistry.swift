@@ -3,19 +3,20 @@ import Synchronization
 
 /// The coders WebImage decodes and encodes with, asked newest first.
 ///
-/// ``shared`` starts with the PNG, JPEG and GIF coders. ``add(_:)`` a coder to support another format, or to
+/// ``shared`` starts with the PNG, JPEG, GIF, BMP and ICO coders. ``add(_:)`` a coder to support another format, or to
 /// take over one: the last coder added is asked first. Thread-safe: coders can be added and removed
 /// while other threads decode. The registry is itself an ``ImageCoder`` that delegates to the first coder
 /// that accepts the data.
 public final class CoderRegistry: ProgressiveImageCoder {
-    /// The registry ``WebImageManager/shared`` uses, with ``PNGCoder``, ``JPEGCoder`` and ``GIFCoder``.
+    /// The registry ``WebImageManager/shared`` uses, with the core's coders: ``PNGCoder``, ``JPEGCoder``,
+    /// ``GIFCoder``, ``BMPCoder`` and ``ICOCoder``.
     public static let shared = CoderRegistry()
 
     private let storage: Mutex<[any ImageCoder]>
 
     /// Creates a registry holding `coders`, the last one asked first.
-    /// Default: ``PNGCoder``, ``JPEGCoder`` and ``GIFCoder``.
-    public init(coders: [any ImageCoder] = [PNGCoder(), JPEGCoder(), GIFCoder()]) {
+    /// Default: ``PNGCoder``, ``JPEGCoder``, ``GIFCoder``, ``BMPCoder`` and ``ICOCoder``.
+    public init(coders: [any ImageCoder] = [PNGCoder(), JPEGCoder(), GIFCoder(), BMPCoder(), ICOCoder()]) {
         storage = Mutex(coders)
     }
 

@@ -171,6 +171,15 @@ public final class Image: Sendable {
                      firstFrameDuration: firstFrameDuration, firstFrameStoredDuration: firstFrameStoredDuration, loopCount: loopCount)
     }
 
+    /// This image's pixels (shared, not copied) reporting `format` instead: how a container coder (ICO
+    /// around PNG) labels what another coder decoded for it.
+    func withFormat(_ format: ImageFormat) -> Image {
+        guard format != self.format else { return self }
+        return Image(storage: storage, width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
+                     format: format, scale: scale, orientation: orientation, laterFrames: laterFrames,
+                     firstFrameDuration: firstFrameDuration, firstFrameStoredDuration: firstFrameStoredDuration, loopCount: loopCount)
+    }
+
     /// The size in pixels.
     public var size: PixelSize { PixelSize(width: width, height: height) }
 

@@ -3,13 +3,13 @@ import Testing
 @testable import WebImage
 @testable import WebImageServer
 
-/// The formats imgproxy reads and writes beyond the first six, seen over HTTP: TIFF and JPEG XL sources,
+/// The formats imgproxy reads and writes beyond the first six, seen over HTTP: TIFF, JPEG XL, BMP and ICO sources,
 /// every writable format asked for by extension or `f:`, and JPEG XL picked from `Accept`.
 @Suite struct FormatServingTests {
     func fixture(_ configure: @escaping (inout ImageServerConfig) -> Void = { _ in }) async throws -> ServerFixture {
         let fixture = try await ServerFixture(configure: configure)
         let photo = try Image(width: 40, height: 20, pixelFormat: .rgb8, pixels: (0..<2400).map { UInt8(truncatingIfNeeded: $0 * 3) })
-        for format in [ImageFormat.jpeg, .tiff, .jxl] {
+        for format in [ImageFormat.jpeg, .tiff, .jxl, .bmp, .ico] {
             fixture.sources.route("/photo.\(format.fileExtension!)",
                                   TestResponse(headers: [("Content-Type", format.mimeType)], body: try ServerFixture.coders.encode(photo, as: format)))
         }
@@ -20,9 +20,10 @@ import Testing
 
     @Test func tiffAndJPEGXLSourcesAreServedAsThePreferredFormats() async throws {
         let fixture = try await fixture()
-        for name in ["photo.tiff", "photo.jxl"] {
+        // An icon is written with alpha (32-bit), so it comes back as PNG: the first preferred format that holds alpha.
+        for (name, mime) in [("photo.tiff", "image/jpeg"), ("photo.jxl", "image/jpeg"), ("photo.bmp", "image/jpeg"), ("photo.ico", "image/png")] {
             let reply = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/" + name))")
-            #expect(reply.status == 200 && reply.header("Content-Type") == "image/jpeg", "\(name): \(reply.status)")
+            #expect(reply.status == 200 && reply.header("Content-Type") == mime, "\(name): \(reply.status)")
             #expect(try ServerFixture.coders.decode(reply.body).size == PixelSize(width: 20, height: 10), "\(name)")
         }
         let cut = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/cut.tiff"))")
@@ -33,7 +34,8 @@ import Testing
     @Test func everyWritableFormatIsAnsweredWhenAsked() async throws {
         let fixture = try await fixture()
         let source = fixture.source("/photo.jpg")
-        for (asked, mime) in [("tiff", "image/tiff"), ("tif", "image/tiff"), ("jxl", "image/jxl"), ("heic", "image/heic")] {
+        for (asked, mime) in [("tiff", "image/tiff"), ("tif", "image/tiff"), ("jxl", "image/jxl"), ("heic", "image/heic"),
+                              ("bmp", "image/bmp"), ("ico", "image/x-icon")] {
             for path in ["/insecure/w:20/plain/\(source)@\(asked)", "/insecure/w:20/f:\(asked)/plain/\(source)"] {
                 let reply = try await fixture.get(path)
                 #expect(reply.status == 200 && reply.header("Content-Type") == mime, "\(path): \(reply.status)")

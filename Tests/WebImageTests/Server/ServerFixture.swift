@@ -22,7 +22,7 @@ struct ServerFixture {
     let port: UInt16
     let session: URLSession
 
-    static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder(), JXLCoder(), TIFFCoder()])
+    static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), BMPCoder(), ICOCoder(), WebPCoder(), AVIFCoder(), HEIFCoder(), JXLCoder(), TIFFCoder()])
 
     init(signing: ImageServerConfig.Signing = .unsigned, managerConfig: WebImageManagerConfig = WebImageManagerConfig(),
          downloaderConfig: DownloaderConfig = DownloaderConfig(), configure: (inout ImageServerConfig) -> Void = { _ in }) async throws {
