@@ -12,8 +12,11 @@ let package = Package(
         .systemLibrary(name: "BenchLibWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "BenchLibGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "BenchLibAVIF", providers: [.apt(["libavif-dev"])]),
+        .systemLibrary(name: "BenchLibTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(name: "BenchLibJXL", providers: [.apt(["libjxl-dev"])]),
         // The reference: the same libraries called from a bare C loop, reusing one output buffer.
-        .target(name: "CBaseline", dependencies: ["BenchLibPNG", "BenchLibJPEG", "BenchLibWebP", "BenchLibGIF", "BenchLibAVIF"]),
+        .target(name: "CBaseline", dependencies: ["BenchLibPNG", "BenchLibJPEG", "BenchLibWebP", "BenchLibGIF", "BenchLibAVIF",
+                                                  "BenchLibTIFF", "BenchLibJXL"]),
         // The Redis reference: a bare hiredis GET loop in C.
         .systemLibrary(name: "BenchHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "CRedisBaseline", dependencies: ["BenchHiredis"]),
@@ -22,7 +25,8 @@ let package = Package(
             dependencies: [
                 .product(name: "WebImage", package: "WebImage"), .product(name: "WebImageWebP", package: "WebImage"),
                 .product(name: "WebImageAVIF", package: "WebImage"), .product(name: "WebImageRedis", package: "WebImage"),
-                .product(name: "WebImageS3", package: "WebImage"),
+                .product(name: "WebImageS3", package: "WebImage"), .product(name: "WebImageTIFF", package: "WebImage"),
+                .product(name: "WebImageJXL", package: "WebImage"),
                 "CBaseline", "CRedisBaseline",
             ]
         ),

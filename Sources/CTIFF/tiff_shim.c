@@ -572,6 +572,13 @@ static int read_raw(CTIFFDecoder *d, const converter *conv, uint8_t *output, siz
         }
     }
     const size_t pixel_bytes = (size_t)conv->channels * (size_t)(conv->depth / 8);
+    // The stored samples are the output's (8-bit grey or RGB(A) read at depth 8, 16-bit at depth 16, alpha
+    // unassociated or none, no other extra sample): rows are copied as they are, and a strip whose rows
+    // are as long as the output's is decoded straight into it.
+    const int identity = !separate && !conv->miniswhite && (conv->kind == KIND_GREY || conv->kind == KIND_RGB) &&
+                         conv->alpha != ALPHA_ASSOCIATED && (int)d->spp == needed &&
+                         ((d->bps == 8 && conv->depth == 8) || (d->bps == 16 && conv->depth == 16));
+    const int direct = identity && !tiled && stride == row_bytes;
     const uint32_t strips = tiled ? 0 : TIFFNumberOfStrips(tif);
     const uint32_t tiles = tiled ? TIFFNumberOfTiles(tif) : 0;
     for (uint32_t y0 = 0; y0 < d->height; y0 += block_height) {
@@ -600,7 +607,7 @@ static int read_raw(CTIFFDecoder *d, const converter *conv, uint8_t *output, siz
                         result = fail_libtiff(&d->log, message, capacity, "corrupt TIFF: bad strip size");
                         goto done;
                     }
-                    got = TIFFReadEncodedStrip(tif, strip, buffers[p], expected);
+                    got = TIFFReadEncodedStrip(tif, strip, direct ? output + (size_t)y0 * row_bytes : buffers[p], expected);
                 }
                 if (got < 0) {
                     result = fail_libtiff(&d->log, message, capacity, "libtiff cannot decode a strip or tile");
@@ -612,6 +619,14 @@ static int read_raw(CTIFFDecoder *d, const converter *conv, uint8_t *output, siz
                     goto done;
                 }
                 if ((result = check_decoded(d, message, capacity)) != 0) goto done;
+            }
+            if (direct) continue;
+            if (identity) {
+                for (uint32_t r = 0; r < rows; r++) {
+                    memcpy(output + (size_t)(y0 + r) * row_bytes + (size_t)x0 * pixel_bytes, buffers[0] + (size_t)r * stride,
+                           (size_t)cols * pixel_bytes);
+                }
+                continue;
             }
             for (uint32_t r = 0; r < rows; r++) {
                 uint8_t *out = output + (size_t)(y0 + r) * row_bytes + (size_t)x0 * pixel_bytes;

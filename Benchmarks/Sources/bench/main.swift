@@ -2,7 +2,7 @@
 // libraries, tjbench, vipsthumbnail, a bare Mutex dictionary, plain read/write, find) in one run.
 // Ratios are reference time / our time: above 1, we are faster.
 //
-//   swift run -c release --package-path Benchmarks bench [codecs|formats|caches|downloads|throughput|manager|transforms|soak|serving|redis|placeholders|s3]... [--write FILE]
+//   swift run -c release --package-path Benchmarks bench [codecs|formats|new-formats|caches|downloads|throughput|manager|transforms|soak|serving|redis|placeholders|s3]... [--write FILE]
 //
 // It installs nothing: it names every reference tool that is missing and how to install it, and the
 // rows that need one say "missing". `--write FILE` also writes the table as Markdown with a
@@ -27,7 +27,7 @@ if let index = arguments.firstIndex(of: "--write") {
     arguments.removeSubrange(index...(index + 1))
 }
 let selected = Set(arguments)
-let known: Set = ["codecs", "formats", "caches", "downloads", "throughput", "manager", "transforms", "soak", "serving", "redis", "placeholders", "s3", "rss-child", "soak-child", "gif-rss-child", "variant-profile"]
+let known: Set = ["codecs", "formats", "new-formats", "caches", "downloads", "throughput", "manager", "transforms", "soak", "serving", "redis", "placeholders", "s3", "rss-child", "soak-child", "gif-rss-child", "variant-profile"]
 if let unknown = selected.subtracting(known).first { fail("unknown benchmark \(unknown); expected \(known.sorted().joined(separator: ", "))") }
 if selected == ["soak-child"] {
     do { try await SoakBenchmark.child() } catch { fail("\(error)") }
@@ -52,6 +52,7 @@ let started = Date()
 do {
     if selected.isEmpty || selected.contains("codecs") { rows += try CodecBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("formats") { rows += try FormatBenchmarks.run(iterations: iterations) }
+    if selected.isEmpty || selected.contains("new-formats") { rows += try NewFormatBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("caches") { rows += try await CacheBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("downloads") { rows += try await DownloadBenchmarks.run(iterations: iterations) }
     if selected.isEmpty || selected.contains("throughput") { rows += try await ThroughputBenchmarks.run(iterations: iterations) }

@@ -27,6 +27,14 @@ int baseline_decode_gif(const unsigned char *data, size_t size, unsigned char *f
 int baseline_decode_avif(const unsigned char *data, size_t size, unsigned char *out, size_t out_capacity,
                          int *width, int *height);
 
+/// Decodes every strip of a contiguous TIFF's first page with libtiff (TIFFReadEncodedStrip: the stored
+/// samples, tiff2rgba's decode without its RGBA conversion) into `out`, back to back. Returns 0, or -1.
+int baseline_decode_tiff(const unsigned char *data, size_t size, unsigned char *out, size_t out_capacity, int *width, int *height);
+
+/// Decodes the first frame of a JPEG XL with libjxl (no parallel runner, as WebImage; djxl's decode) into
+/// `out` as 8-bit RGBA. Returns 0, or -1.
+int baseline_decode_jxl(const unsigned char *data, size_t size, unsigned char *out, size_t out_capacity, int *width, int *height);
+
 /// Encodes RGB rows as lossy WebP at `quality` (0–100) with `method`, as cwebp does; returns the size or 0.
 size_t baseline_encode_webp(const unsigned char *rgb, int width, int height, int stride, float quality, int method);
 
