@@ -7,8 +7,9 @@ import Testing
 /// (`Fixtures/imgproxy/processing-cases.tsv`): resizing types × enlarge × extend ×
 /// extend_aspect_ratio, gravity × fill × dpr, crop, padding, rotate/flip × EXIF orientation,
 /// result-dimension limits, filters, backgrounds. Each case states the source's size and orientation,
-/// the options and imgproxy's output size; sources are generated PNGs of that size (imgproxy's BMP,
-/// TIFF and 16-bit sources have the same geometry; the watermark is a 200x100 picture as theirs).
+/// the options and imgproxy's output size; sources are generated pictures of that size, in the format
+/// imgproxy's test read (BMP for its watermark and flatten tests, TIFF for its colour-space tests, else PNG;
+/// the watermark is a 200x100 picture as theirs).
 /// The one case WebImage refuses (16-bit output: `preserve_hdr`) must be answered 400.
 @Suite struct ImgproxyCasesTests {
     struct Case: Sendable, CustomStringConvertible {
@@ -77,14 +78,15 @@ import Testing
         }
         var routes: Set<String> = []
         for testCase in Self.cases {
-            let route = "/\(testCase.source.width)x\(testCase.source.height)-o\(testCase.orientation.rawValue).png"
+            let route = Self.route(testCase)
             if routes.insert(route).inserted {
-                let png = try Self.source(testCase.source, orientation: testCase.orientation)
-                fixture.sources.route(route, TestResponse(headers: [("Content-Type", "image/png")], body: png))
+                let body = try Self.source(testCase)
+                fixture.sources.route(route, TestResponse(headers: [("Content-Type", ImageFormat(sniffing: body).mimeType)], body: body))
             }
         }
+        #expect(routes.contains { $0.hasSuffix(".bmp") } && routes.contains { $0.hasSuffix("-alpha.bmp") } && routes.contains { $0.hasSuffix(".tiff") })
         let mismatches = try await Self.mismatches(Self.cases) { testCase in
-            let route = "/\(testCase.source.width)x\(testCase.source.height)-o\(testCase.orientation.rawValue).png"
+            let route = Self.route(testCase)
             let reply = try await fixture.get(Self.path(testCase, source: fixture.source(route)))
             guard let expected = testCase.expected else {
                 return reply.status == 400 ? nil : "\(testCase): \(reply.status), expected 400"
@@ -170,6 +172,28 @@ import Testing
     }
 
     /// A `size` PNG of a gradient with an alpha-free body, carrying EXIF `orientation` in an `eXIf` chunk.
+    /// The source format imgproxy's test used: its watermark tests read `test-images/bmp/24-bpp.bmp`, its
+    /// flatten tests `32-bpp-with-alpha.bmp`, its colour-space tests TIFFs; the others PNG (or JPEG: only the
+    /// geometry matters, and a PNG carries the EXIF orientation).
+    static func route(_ testCase: Case) -> String {
+        let stem = "/\(testCase.source.width)x\(testCase.source.height)-o\(testCase.orientation.rawValue)"
+        guard testCase.orientation == .up else { return stem + ".png" }
+        if testCase.name.hasPrefix("TestWatermark") { return stem + ".bmp" }
+        if testCase.name.hasPrefix("TestFlatten") { return stem + "-alpha.bmp" }
+        if testCase.name.hasPrefix("TestColorspace") { return stem + ".tiff" }
+        return stem + ".png"
+    }
+
+    /// The bytes ``route(_:)`` names for a case: its geometry in the format its imgproxy test used.
+    static func source(_ testCase: Case) throws -> Data {
+        let png = try source(testCase.source, orientation: testCase.orientation)
+        let route = route(testCase)
+        guard !route.hasSuffix(".png") else { return png }
+        let image = try PNGCoder().decode(png)
+        if route.hasSuffix(".tiff") { return try ServerFixture.coders.encode(image, as: .tiff) }
+        return try BMPCoder().encode(route.hasSuffix("-alpha.bmp") ? try image.converted(to: .rgba8) : image, as: .bmp)
+    }
+
     static func source(_ size: PixelSize, orientation: ImageOrientation) throws -> Data {
         var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
         for y in 0..<size.height {
