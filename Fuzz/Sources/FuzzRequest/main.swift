@@ -53,7 +53,7 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     } catch {
         preconditionFailure("an untyped transform error: \(error)")
     }
-    _ = VariantParameters(request: request, accept: "image/avif,image/webp", negotiates: true, watermark: watermark)
+    _ = VariantParameters(request: request, accept: "image/jxl,image/avif,image/webp", formats: FormatPolicy(negotiates: true), watermark: watermark)
     return 0
 }
 
