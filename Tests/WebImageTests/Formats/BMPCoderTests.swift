@@ -3,8 +3,8 @@ import Testing
 @testable import WebImage
 
 @Suite struct BMPCoderTests {
-    @Test func everyCorpusBitmapMatchesItsReferenceAndEveryBadOneIsRefused() {
-        let result = CorpusConformance.mismatches(format: "BMP", coder: BMPCoder())
+    @Test func everyCorpusBitmapMatchesItsReferenceAndEveryBadOneIsRefused() async throws {
+        let result = try await CorpusConformance.mismatches(format: "BMP", coder: BMPCoder())
         #expect(result.valid >= 15 && result.invalid >= 10)
         #expect(result.problems.isEmpty, "\(result.problems.joined(separator: "\n"))")
     }
@@ -53,8 +53,8 @@ import Testing
 }
 
 @Suite struct ICOCoderTests {
-    @Test func everyCorpusIconMatchesItsReferenceAndEveryBadOneIsRefused() {
-        let result = CorpusConformance.mismatches(format: "ICO", coder: ICOCoder())
+    @Test func everyCorpusIconMatchesItsReferenceAndEveryBadOneIsRefused() async throws {
+        let result = try await CorpusConformance.mismatches(format: "ICO", coder: ICOCoder())
         #expect(result.valid >= 15 && result.invalid >= 3)
         #expect(result.problems.isEmpty, "\(result.problems.joined(separator: "\n"))")
     }

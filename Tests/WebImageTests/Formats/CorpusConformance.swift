@@ -8,7 +8,12 @@ import Testing
 enum CorpusConformance {
     /// The mismatches of `format`'s fixture rows decoded by `coder` (empty when all agree), and how many
     /// valid and invalid rows were checked. `skip`: paths whose reference a test checks otherwise.
-    static func mismatches(format: String, coder: any ImageCoder, skip: Set<String> = []) -> (problems: [String], valid: Int, invalid: Int) {
+    /// Off the cooperative pool (decoding is CPU work; the pool's two threads serve every other test).
+    static func mismatches(format: String, coder: any ImageCoder, skip: Set<String> = []) async throws -> (problems: [String], valid: Int, invalid: Int) {
+        try await offThePool { mismatchesNow(format: format, coder: coder, skip: skip) }
+    }
+
+    private static func mismatchesNow(format: String, coder: any ImageCoder, skip: Set<String>) -> (problems: [String], valid: Int, invalid: Int) {
         var problems: [String] = []
         var valid = 0, invalid = 0
         for entry in Corpus.entries(format: format) where !skip.contains(entry.path) {
@@ -43,7 +48,11 @@ enum CorpusConformance {
 
     /// The mismatches of every binding FRAMES.tsv row under `prefix` (a format's folder): frames of an
     /// animation, or pages (``DecodeOptions/page``) when `pages`.
-    static func frameMismatches(prefix: String, coder: any ImageCoder, pages: Bool = false) -> (problems: [String], files: Int) {
+    static func frameMismatches(prefix: String, coder: any ImageCoder, pages: Bool = false) async throws -> (problems: [String], files: Int) {
+        try await offThePool { frameMismatchesNow(prefix: prefix, coder: coder, pages: pages) }
+    }
+
+    private static func frameMismatchesNow(prefix: String, coder: any ImageCoder, pages: Bool) -> (problems: [String], files: Int) {
         let rows = Corpus.frames.filter { $0.path.hasPrefix(prefix) && $0.binding }
         var problems: [String] = []
         for (path, frames) in Dictionary(grouping: rows, by: \.path) {

@@ -4,14 +4,14 @@ import Testing
 @testable import WebImageTIFF
 
 @Suite struct TIFFCoderTests {
-    @Test func everyCorpusTIFFMatchesItsReferenceAndEveryBadOneIsRefused() {
-        let result = CorpusConformance.mismatches(format: "TIFF", coder: TIFFCoder())
+    @Test func everyCorpusTIFFMatchesItsReferenceAndEveryBadOneIsRefused() async throws {
+        let result = try await CorpusConformance.mismatches(format: "TIFF", coder: TIFFCoder())
         #expect(result.valid >= 10 && result.invalid >= 5)
         #expect(result.problems.isEmpty, "\(result.problems.joined(separator: "\n"))")
     }
 
-    @Test func everyPageOfTheMultiPageFilesMatches() {
-        let result = CorpusConformance.frameMismatches(prefix: "tiff/", coder: TIFFCoder(), pages: true)
+    @Test func everyPageOfTheMultiPageFilesMatches() async throws {
+        let result = try await CorpusConformance.frameMismatches(prefix: "tiff/", coder: TIFFCoder(), pages: true)
         #expect(result.files >= 3)
         #expect(result.problems.isEmpty, "\(result.problems.joined(separator: "\n"))")
     }
