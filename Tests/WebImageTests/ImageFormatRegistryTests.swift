@@ -70,3 +70,25 @@ import Testing
         }
     }
 }
+
+/// The headers of the formats added with the registry, read without decoding (what `/info` reports).
+@Suite struct MoreFormatHeaderTests {
+    @Test(arguments: ["TIFF", "BMP", "ICO", "JXL"])
+    func theStoredSizeAndOrientationComeFromTheHeaderAlone(_ format: String) throws {
+        var checked = 0
+        var mismatches: [String] = []
+        // Its directory says 16x32 for an entry of 16x16 (the decoder reads the entry; the header, the directory).
+        let directoryDisagrees: Set = ["ico/valid/pillow/hopper_unexpected.ico"]
+        for entry in Corpus.entries(format: format) where entry.valid && entry.width != nil && !directoryDisagrees.contains(entry.path) {
+            let header = ImageHeader(data: try entry.data)
+            checked += 1
+            let size = header.storedSize.map { "\($0.width)x\($0.height)" } ?? "none"
+            if size != "\(entry.width!)x\(entry.height!)" { mismatches.append("\(entry): \(size), expected \(entry.width!)x\(entry.height!)") }
+            if let orientation = entry.exifOrientation, header.orientation != ImageOrientation(exifValue: orientation) {
+                mismatches.append("\(entry): orientation \(header.orientation), expected \(orientation)")
+            }
+        }
+        #expect(checked >= 10)
+        #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+    }
+}

@@ -66,3 +66,17 @@ import Testing
         await enforcing.stop()
     }
 }
+
+extension FormatServingTests {
+    /// `/info` reads the new formats' headers: the source's own size and format, not the small decode's.
+    @Test func infoReportsTheNewFormatsSizes() async throws {
+        let fixture = try await fixture()
+        for (name, format) in [("photo.tiff", "tiff"), ("photo.jxl", "jxl"), ("photo.bmp", "bmp"), ("photo.ico", "ico")] {
+            let reply = try await fixture.get("/info/insecure/plain/\(fixture.source("/" + name))")
+            let facts = try #require(try JSONSerialization.jsonObject(with: reply.body) as? [String: Any], "\(name)")
+            #expect(reply.status == 200 && facts["width"] as? Int == 40 && facts["height"] as? Int == 20, "\(name): \(facts)")
+            #expect(facts["format"] as? String == format, "\(name)")
+        }
+        await fixture.stop()
+    }
+}

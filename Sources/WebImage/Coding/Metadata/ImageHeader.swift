@@ -7,7 +7,8 @@ import Foundation
 /// walk moves forward; a damaged or unknown header gives `nil` fields, never a crash or a loop.
 /// Sizes: PNG `IHDR`, GIF's logical screen, JPEG's first `SOFn`, WebP's `VP8 `/`VP8L`/`VP8X`,
 /// AVIF/HEIF's largest `ispe` item property (the primary image, or the grid it is tiled from) and
-/// its `irot` rotation.
+/// its `irot` rotation; TIFF's first IFD (and its Orientation), BMP's DIB header, an icon's largest
+/// entry, JPEG XL's SizeHeader (and its codestream orientation).
 struct ImageHeader: Sendable, Hashable {
     /// The size the pixels are stored at, before the orientation is applied.
     var storedSize: PixelSize?
@@ -32,6 +33,16 @@ struct ImageHeader: Sendable, Hashable {
             case .webp: storedSize = Self.webpSize(bytes)
             case .avif, .heic, .heif:
                 (storedSize, containerSwapsSides) = Self.isobmffSize(bytes)
+            case .tiff:
+                let (size, value) = Self.tiffHeader(raw)
+                storedSize = size
+                orientation = value.map(ImageOrientation.init(exifValue:)) ?? .up
+            case .jxl:
+                let (size, value) = Self.jxlHeader(raw)
+                storedSize = size
+                orientation = value.map(ImageOrientation.init(exifValue:)) ?? .up
+            case .bmp: storedSize = Self.bmpSize(raw)
+            case .ico: storedSize = Self.icoSize(raw)
             default: break
             }
             if let tiff = EXIFBlock.tiff(in: raw), let value = EXIFOrientationReader.orientationValue(inTIFF: tiff) {
