@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "WebImageHEIF", targets: ["WebImageHEIF"]),
         .library(name: "WebImageJXL", targets: ["WebImageJXL"]),
         .library(name: "WebImageTIFF", targets: ["WebImageTIFF"]),
+        .library(name: "WebImageSVG", targets: ["WebImageSVG"]),
         .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .library(name: "WebImageRedis", targets: ["WebImageRedis"]),
         .library(name: "WebImageS3", targets: ["WebImageS3"]),
@@ -57,6 +58,9 @@ let package = Package(
             pkgConfig: "libtiff-4",
             providers: [.apt(["libtiff-dev"])]
         ),
+        // libxml2 and GLib: the SVG sanitiser's parser and tables (SVG is rendered by librsvg's rsvg-convert in a child process).
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CLibGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // Little CMS 2: embedded ICC profiles converted to sRGB (small; every Debian desktop has it).
         .systemLibrary(
             name: "CLibLCMS2",
@@ -78,6 +82,7 @@ let package = Package(
         .target(name: "CHEIF", dependencies: ["CLibHEIF"], linkerSettings: [.linkedLibrary("heif")]),
         .target(name: "CJXL", dependencies: ["CLibJXL"], linkerSettings: [.linkedLibrary("jxl")]),
         .target(name: "CTIFF", dependencies: ["CLibTIFF"], linkerSettings: [.linkedLibrary("tiff")]),
+        .target(name: "CSVG", dependencies: ["CLibXML2", "CLibGLib"], linkerSettings: [.linkedLibrary("xml2"), .linkedLibrary("glib-2.0")]),
         .target(name: "CWebP", dependencies: ["CLibWebP", "CSystemTuning"], linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("webp")]),
         // POSIX calls the Glibc module does not import cleanly (xattrs, UTIME_OMIT, readdir + fstatat).
         .target(name: "CFileSystem"),
@@ -125,6 +130,12 @@ let package = Package(
             dependencies: ["WebImage", "CTIFF"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // SVG (sanitised with libxml2, rendered by rsvg-convert in a child process): a product of its own.
+        .target(
+            name: "WebImageSVG",
+            dependencies: ["WebImage", "CSVG"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
         // `webimage serve`: an image server on GNU libmicrohttpd, a product of its own (the WebImage
         // library keeps its dependencies as they are).
         .target(
@@ -145,9 +156,9 @@ let package = Package(
             dependencies: ["WebImage"],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageJXL", "WebImageTIFF", "WebImageServer",
+        .executableTarget(name: "webimage", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageJXL", "WebImageTIFF", "WebImageSVG", "WebImageServer",
                                                           "WebImageRedis", "WebImageS3", "CSystemTuning"]),
-        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageJXL", "WebImageTIFF", "WebImageServer",
+        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageWebP", "WebImageAVIF", "WebImageHEIF", "WebImageJXL", "WebImageTIFF", "WebImageSVG", "WebImageServer",
                                                           "WebImageRedis", "WebImageS3", "webimage"],
                     exclude: ["Fixtures"]),
     ],

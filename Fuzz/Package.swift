@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "fuzz-bmp", targets: ["FuzzBMP"]),
         .executable(name: "fuzz-tiff", targets: ["FuzzTIFF"]),
         .executable(name: "fuzz-jxl", targets: ["FuzzJXL"]),
+        .executable(name: "fuzz-svg", targets: ["FuzzSVG"]),
     ],
     dependencies: [.package(name: "WebImage", path: "..")],
     targets: [
@@ -54,6 +55,9 @@ let package = Package(
             swiftSettings: fuzzerSettings),
         .executableTarget(
             name: "FuzzJXL", dependencies: ["FuzzSupport", .product(name: "WebImageJXL", package: "WebImage")],
+            swiftSettings: fuzzerSettings),
+        .executableTarget(
+            name: "FuzzSVG", dependencies: ["FuzzSupport", .product(name: "WebImageSVG", package: "WebImage")],
             swiftSettings: fuzzerSettings),
         .executableTarget(
             name: "FuzzRequest", dependencies: ["FuzzSupport", .product(name: "WebImageServer", package: "WebImage")],

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the fuzzers (debug, libFuzzer + ASan) and runs one target, or all of them one after the other.
 #
-#   Fuzz/run.sh TARGET SECONDS [libFuzzer flags...]     TARGET: sniff png jpeg exif filename gif webp avif heif request bmp tiff jxl
+#   Fuzz/run.sh TARGET SECONDS [libFuzzer flags...]     TARGET: sniff png jpeg exif filename gif webp avif heif request bmp tiff jxl svg
 #   Fuzz/run.sh all SECONDS [libFuzzer flags...]        every target, SECONDS each, sequentially
 #
 # Environment:
@@ -23,7 +23,7 @@ root=$(dirname "$here")
 corpus_root=${WEBIMAGE_CORPUS:-$(cd "$root/.." && pwd)/shared/corpus}
 work=${FUZZ_WORK:-/tmp/webimage-fuzz}
 scratch=$here/.build
-all_targets=(sniff png jpeg exif filename gif webp avif heif request bmp tiff jxl)
+all_targets=(sniff png jpeg exif filename gif webp avif heif request bmp tiff jxl svg)
 
 usage() { echo "usage: $0 {$(IFS='|'; echo "${all_targets[*]}")|all} SECONDS [libFuzzer flags...]" >&2; exit 2; }
 [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || usage
@@ -69,6 +69,7 @@ seed() {
     jpeg | exif) seed_from "$corpus_root/jpeg/valid" "$corpus"; seed_from "$corpus_root/jpeg/invalid" "$corpus" ;;
     sniff) for d in png jpeg gif webp; do seed_from "$corpus_root/$d" "$corpus"; done ;;
     gif | webp | avif | heif | tiff | jxl) seed_from "$corpus_root/$t/valid" "$corpus"; seed_from "$corpus_root/$t/invalid" "$corpus" ;;
+    svg) seed_from "$here/../scripts/svg-shim/data" "$corpus"; seed_from "$here/../scripts/svg-shim/fixtures" "$corpus" ;;
     bmp) for d in bmp ico; do seed_from "$corpus_root/$d/valid" "$corpus"; seed_from "$corpus_root/$d/invalid" "$corpus"; done ;;
     request)
         # Every option string of imgproxy's ported test cases, as a path with a plain and a base64 source.
@@ -105,6 +106,7 @@ flags_for() {
     webp) echo "-dict=$here/Dictionaries/webp.dict" ;;
     avif | heif) echo "-max_len=262144 -dict=$here/Dictionaries/isobmff.dict" ;;
     bmp | tiff | jxl) echo "-max_len=262144" ;;
+    svg) echo "-max_len=65536" ;;
     esac
 }
 

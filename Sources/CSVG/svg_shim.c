@@ -2,8 +2,14 @@
 
 #include "csvg.h"
 
+// The package builds the sanitiser alone (libxml2 and GLib) and renders in a child process (rsvg-convert);
+// scripts/svg-shim builds everything with CSVG_WITH_RSVG, the in-process rasteriser included.
+#ifdef CSVG_WITH_RSVG
 #include <librsvg/rsvg.h>
 #include <cairo.h>
+#else
+#include <glib.h>
+#endif
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/tree.h>
@@ -951,6 +957,7 @@ static int raster_size(const uint8_t *d, size_t n, double *width, double *height
     return 0;
 }
 
+#ifdef CSVG_WITH_RSVG
 typedef struct nested_size_job {
     const uint8_t *data;
     size_t size;
@@ -993,6 +1000,13 @@ static int nested_svg_size(const uint8_t *data, size_t size, double *width, doub
     *height = job.height;
     return 1;
 }
+#else
+// Without librsvg in the process a nested SVG image cannot be measured: it is removed.
+static int nested_svg_size(const uint8_t *data, size_t size, double *width, double *height) {
+    (void)data, (void)size, (void)width, (void)height;
+    return 0;
+}
+#endif
 
 static void replace_attribute_value(xmlAttr *attribute, const char *value) {
     xmlNode *text = xmlNewDocText(attribute->doc, (const xmlChar *)value);
@@ -1943,6 +1957,7 @@ int csvg_sanitize(const uint8_t *data, size_t size, uint8_t *_Nullable *_Nonnull
     return job.result;
 }
 
+#ifdef CSVG_WITH_RSVG
 // MARK: - Rasteriser
 
 struct CSVGDocument {
@@ -2176,3 +2191,4 @@ void csvg_document_destroy(CSVGDocument *_Nullable doc) {
     }
     free(doc);
 }
+#endif

@@ -14,15 +14,17 @@ import WebImage
 import WebImageAVIF
 import WebImageHEIF
 import WebImageJXL
+import WebImageSVG
 import WebImageTIFF
 import WebImageWebP
 
-// The tool reads and writes every format it has a coder for: the core's PNG, JPEG and GIF, WebP, AVIF, HEIF, JPEG XL, TIFF.
+// The tool reads and writes every format it has a coder for: the core's PNG, JPEG and GIF, WebP, AVIF, HEIF, JPEG XL, TIFF, SVG (read only).
 CoderRegistry.shared.add(WebPCoder())
 CoderRegistry.shared.add(AVIFCoder())
 CoderRegistry.shared.add(HEIFCoder())
 CoderRegistry.shared.add(JXLCoder())
 CoderRegistry.shared.add(TIFFCoder())
+CoderRegistry.shared.add(SVGCoder())
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32

@@ -74,7 +74,9 @@
 /// included, at the size gdk-pixbuf decodes them) may declare in total; csvg_sanitize refuses more.
 #define CSVG_MAX_EMBEDDED_PIXELS 50000000
 
+#ifdef CSVG_WITH_RSVG
 typedef struct CSVGDocument CSVGDocument;
+#endif
 
 /// Sanitises an SVG as imgproxy does (processing/svg), and more. Parses `data` with libxml2 (any encoding
 /// it detects; no entity is ever expanded, nothing is fetched), then removes:
@@ -99,6 +101,7 @@ typedef struct CSVGDocument CSVGDocument;
 int csvg_sanitize(const uint8_t *data, size_t size, uint8_t *_Nullable *_Nonnull out, size_t *out_size, char *message,
                   size_t capacity);
 
+#ifdef CSVG_WITH_RSVG   // the in-process rasteriser: only in scripts/svg-shim (the package renders in rsvg-convert)
 /// Parses `data` (pass csvg_sanitize's output; it is not kept: it may be freed on return) and reports the
 /// intrinsic size in pixels at 96 dpi: rsvg_handle_get_intrinsic_size_in_pixels() when width and height
 /// are absolute; else, with a viewBox, one absolute dimension and the viewBox's aspect ratio, or the
@@ -118,6 +121,7 @@ int csvg_document_render(CSVGDocument *doc, int width, int height, uint8_t *outp
                          size_t capacity);
 
 void csvg_document_destroy(CSVGDocument *_Nullable doc);
+#endif
 
 void csvg_free(void *_Nullable p);
 

@@ -173,7 +173,7 @@ public final class Image: Sendable {
 
     /// This image's pixels (shared, not copied) reporting `format` instead: how a container coder (ICO
     /// around PNG) labels what another coder decoded for it.
-    func withFormat(_ format: ImageFormat) -> Image {
+    package func withFormat(_ format: ImageFormat) -> Image {
         guard format != self.format else { return self }
         return Image(storage: storage, width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
                      format: format, scale: scale, orientation: orientation, laterFrames: laterFrames,

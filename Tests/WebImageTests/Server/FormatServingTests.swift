@@ -80,3 +80,25 @@ extension FormatServingTests {
         await fixture.stop()
     }
 }
+
+extension FormatServingTests {
+    /// An SVG source is sanitised and rendered at the asked size (a vector: no upscaling blur), answered in a
+    /// raster format; a hostile one is a 422 and the server goes on.
+    @Test func svgSourcesAreRenderedAtTheAskedSize() async throws {
+        let fixture = try await fixture()
+        let shape = try SVGCoderTests.fixture("simple-shape.svg")
+        fixture.sources.route("/shape.svg", TestResponse(headers: [("Content-Type", "image/svg+xml")], body: shape))
+        fixture.sources.route("/laughs.svg", TestResponse(headers: [("Content-Type", "image/svg+xml")],
+                                                          body: try SVGCoderTests.fixture("billion-laughs.svg")))
+        let reply = try await fixture.get("/insecure/w:400/el:1/plain/\(fixture.source("/shape.svg"))@png")
+        #expect(reply.status == 200 && reply.header("Content-Type") == "image/png", "\(reply.status)")
+        let image = try ServerFixture.coders.decode(reply.body)
+        #expect(image.size == PixelSize(width: 400, height: 200) && SVGCoderTests.pixel(image, 300, 100) == [0, 0, 255, 128])
+        let preferred = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/shape.svg"))")
+        #expect(preferred.status == 200 && preferred.header("Content-Type") == "image/png", "with alpha: PNG among the preferred formats")
+        let bomb = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/laughs.svg"))")
+        #expect(bomb.status == 422, "\(bomb.status)")
+        #expect(try await fixture.get("/health").status == 200)
+        await fixture.stop()
+    }
+}

@@ -6,6 +6,7 @@ import FoundationNetworking
 import WebImageAVIF
 import WebImageHEIF
 import WebImageJXL
+import WebImageSVG
 import WebImageTIFF
 import WebImageWebP
 @testable import WebImageServer
@@ -22,7 +23,7 @@ struct ServerFixture {
     let port: UInt16
     let session: URLSession
 
-    static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), BMPCoder(), ICOCoder(), WebPCoder(), AVIFCoder(), HEIFCoder(), JXLCoder(), TIFFCoder()])
+    static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), BMPCoder(), ICOCoder(), WebPCoder(), AVIFCoder(), HEIFCoder(), JXLCoder(), TIFFCoder(), SVGCoder()])
 
     init(signing: ImageServerConfig.Signing = .unsigned, managerConfig: WebImageManagerConfig = WebImageManagerConfig(),
          downloaderConfig: DownloaderConfig = DownloaderConfig(), configure: (inout ImageServerConfig) -> Void = { _ in }) async throws {

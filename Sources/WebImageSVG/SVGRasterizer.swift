@@ -1,0 +1,94 @@
+import Foundation
+import WebImage
+
+/// One `rsvg-convert` run: the sanitised document on its standard input, a PNG of exactly the asked size
+/// on its standard output, under a time limit (the child is killed with SIGKILL when it passes) and, through
+/// util-linux's `prlimit`, an address-space limit. A crash, a refusal or a timeout is a typed error of this
+/// document only.
+struct SVGRasterizer {
+    var executable: String
+    var timeout: Duration
+    var memoryLimit: Int
+
+    /// Where util-linux's `prlimit` is (Debian installs it with util-linux, always present).
+    static let prlimit = "/usr/bin/prlimit"
+
+    func render(_ document: Data, size: PixelSize) throws(ImageCodingError) -> Data {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw .unsupportedFeature(format: .svg, reason: "\(executable) is not installed (Debian: librsvg2-bin)")
+        }
+        let process = Process()
+        var arguments = ["--width", String(size.width), "--height", String(size.height), "--format", "png"]
+        if memoryLimit > 0, FileManager.default.isExecutableFile(atPath: Self.prlimit) {
+            process.executableURL = URL(fileURLWithPath: Self.prlimit)
+            arguments = ["--as=\(memoryLimit)", "--", executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+        }
+        process.arguments = arguments
+        // No base URL and a scratch working directory: relative references have nothing to resolve against.
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        (process.standardInput, process.standardOutput, process.standardError) = (input, output, errors)
+        do {
+            try process.run()
+        } catch {
+            throw .unsupportedFeature(format: .svg, reason: "\(executable) cannot be started: \(error)")
+        }
+        let timedOut = TimeoutFlag()
+        let deadline = DispatchWorkItem { [pid = process.processIdentifier] in
+            timedOut.set()
+            kill(pid, SIGKILL)
+        }
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: deadline)
+        // The document is written on a thread of its own while the answer is read here: a child that stops
+        // reading (or writes a lot first) never blocks both sides.
+        let writer = Thread {
+            try? input.fileHandleForWriting.write(contentsOf: document)
+            try? input.fileHandleForWriting.close()
+        }
+        writer.start()
+        let stderrReader = StderrCollector(errors.fileHandleForReading)
+        let png = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        deadline.cancel()
+        let message = stderrReader.text()
+        if timedOut.isSet { throw .corruptData(format: .svg, reason: "rendering took longer than \(timeout)") }
+        if process.terminationReason == .uncaughtSignal {
+            throw .corruptData(format: .svg, reason: "rsvg-convert crashed on the document (signal \(process.terminationStatus))")
+        }
+        guard process.terminationStatus == 0, !png.isEmpty else {
+            throw .corruptData(format: .svg, reason: message.isEmpty ? "rsvg-convert refused the document" : message)
+        }
+        return png
+    }
+}
+
+/// Whether the deadline fired, set on the timer's queue and read after the child ended.
+private final class TimeoutFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+/// Reads a child's standard error to its end on a thread of its own (at most 4 KiB kept).
+private final class StderrCollector: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var collected = Data()
+
+    init(_ handle: FileHandle) {
+        Thread { [self] in
+            collected = handle.readDataToEndOfFile().prefix(4096)
+            done.signal()
+        }.start()
+    }
+
+    /// The text, trimmed, once the child closed its standard error.
+    func text() -> String {
+        done.wait()
+        return String(decoding: collected, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
