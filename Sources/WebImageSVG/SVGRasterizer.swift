@@ -37,6 +37,8 @@ struct SVGRasterizer {
             throw .unsupportedFeature(format: .svg, reason: "\(executable) cannot be started: \(error)")
         }
         let timedOut = TimeoutFlag()
+        // The child is killed by its PID; the timer is cancelled as soon as the child has been reaped, so a
+        // PID reused in that window is the only (vanishingly small) risk.
         let deadline = DispatchWorkItem { [pid = process.processIdentifier] in
             timedOut.set()
             kill(pid, SIGKILL)
@@ -46,7 +48,7 @@ struct SVGRasterizer {
         // The document is written on a thread of its own while the answer is read here: a child that stops
         // reading (or writes a lot first) never blocks both sides.
         let writer = Thread {
-            try? input.fileHandleForWriting.write(contentsOf: document)
+            Self.write(document, to: input.fileHandleForWriting.fileDescriptor)
             try? input.fileHandleForWriting.close()
         }
         writer.start()
@@ -63,6 +65,32 @@ struct SVGRasterizer {
             throw .corruptData(format: .svg, reason: message.isEmpty ? "rsvg-convert refused the document" : message)
         }
         return png
+    }
+}
+
+extension SVGRasterizer {
+    /// Writes `data` to the child's standard input with `SIGPIPE` blocked in this thread: a child that exits
+    /// (refused, killed) before reading everything makes the write fail with `EPIPE` instead of ending the
+    /// whole process. A signal raised by `write(2)` goes to the writing thread, and a pending one is
+    /// dropped when the thread ends.
+    static func write(_ data: Data, to descriptor: Int32) {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return   // EPIPE: the child is gone; its exit status says why
+                }
+            }
+        }
     }
 }
 

@@ -59,4 +59,15 @@ import Testing
         guard case .failure(let error) = outcome else { Issue.record("rendered within 1 ms"); return }
         #expect((error as? ImageCodingError).map { "\($0)".contains("longer than") } == true, "\(error)")
     }
+
+    /// A renderer that exits without reading its input (here `/bin/true`) fails the write with EPIPE, never
+    /// SIGPIPE for the whole process, and the answer is a typed error.
+    @Test func aRendererThatLeavesEarlyIsATypedError() async throws {
+        let rects = String(repeating: "<rect width=\"1\" height=\"1\"/>", count: 40_000)
+        let big = Data(("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\">" + rects + "</svg>").utf8)
+        #expect(big.count > 1 << 20)
+        let outcome = try await offThePool { Result { try SVGCoder(rasterizer: "/bin/true").decode(big) } }
+        guard case .failure(let error) = outcome else { Issue.record("an empty answer was taken for an image"); return }
+        #expect(error is ImageCodingError, "\(error)")
+    }
 }
