@@ -118,3 +118,19 @@ import Testing
         #expect(lines.map { $0.split(separator: "\t")[7] } == ["100", "200", "300", "400"], "\(format)")
     }
 }
+
+extension DecodeCommandTests {
+    /// `webimage formats` prints the registry, as the tool registers its coders: what corpus-check.py reads.
+    @Test func formatsListsTheRegistryAndWhatTheToolWrites() async throws {
+        let (status, lines) = try await run(["formats"])
+        #expect(status == 0 && lines.count == ImageFormatRegistry.shared.descriptors.count)
+        #expect(lines.contains("jpeg,jpg\timage/jpeg\tjpg\twrites\t80\ticc,quality"))
+        #expect(lines.contains { $0.hasPrefix("jxl\timage/jxl\tjxl\twrites\t77\t") })
+        #expect(lines.contains { $0.hasPrefix("tiff,tif\timage/tiff\ttiff\twrites\t-\t") && $0.hasSuffix("pages") })
+        #expect(lines.contains { $0.hasPrefix("svg\timage/svg+xml\tsvg\t-\t") }, "SVG is read, never written")
+        #expect(try await run(["formats", "extra"]).status == 2)
+        // The decode command decodes the new formats and writes any writable one.
+        let (decoded, out) = try await run(["decode", "--page", "1", Corpus.root.appendingPathComponent("tiff/valid/pillow/multipage.tiff").path])
+        #expect(decoded == 0 && out.first?.contains("\ttiff\t10\t10\t") == true, "\(out)")
+    }
+}
