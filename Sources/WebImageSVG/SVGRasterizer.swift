@@ -1,10 +1,14 @@
 import Foundation
+import Synchronization
 import WebImage
 
 /// One `rsvg-convert` run: the sanitised document on its standard input, a PNG of exactly the asked size
 /// on its standard output, under a time limit (the child is killed with SIGKILL when it passes) and, through
 /// util-linux's `prlimit`, an address-space limit. A crash, a refusal or a timeout is a typed error of this
 /// document only.
+///
+/// Like every coder's work, a render blocks the calling thread until the child ends (at most ``timeout``):
+/// callers run coders off the cooperative pool, as the manager does on its work executor.
 struct SVGRasterizer {
     var executable: String
     var timeout: Duration
@@ -29,8 +33,13 @@ struct SVGRasterizer {
         // No base URL and a scratch working directory: relative references have nothing to resolve against.
         process.currentDirectoryURL = URL(fileURLWithPath: "/")
         process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        (process.standardInput, process.standardOutput, process.standardError) = (input, output, errors)
+        // Standard error goes to an unlinked temporary file, read once the child has ended: no thread and
+        // no pipe to drain beside standard output.
+        let errors = Self.scratchFile()
+        defer { try? errors?.close() }
+        let input = Pipe(), output = Pipe()
+        (process.standardInput, process.standardOutput) = (input, output)
+        process.standardError = errors ?? FileHandle.nullDevice
         do {
             try process.run()
         } catch {
@@ -52,11 +61,10 @@ struct SVGRasterizer {
             try? input.fileHandleForWriting.close()
         }
         writer.start()
-        let stderrReader = StderrCollector(errors.fileHandleForReading)
         let png = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         deadline.cancel()
-        let message = stderrReader.text()
+        let message = errors.map(Self.text(of:)) ?? ""
         if timedOut.isSet { throw .corruptData(format: .svg, reason: "rendering took longer than \(timeout)") }
         if process.terminationReason == .uncaughtSignal {
             throw .corruptData(format: .svg, reason: "rsvg-convert crashed on the document (signal \(process.terminationStatus))")
@@ -94,29 +102,27 @@ extension SVGRasterizer {
     }
 }
 
-/// Whether the deadline fired, set on the timer's queue and read after the child ended.
-private final class TimeoutFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
+extension SVGRasterizer {
+    /// A read-write file with no name (created in the temporary directory and unlinked at once), or `nil`.
+    static func scratchFile() -> FileHandle? {
+        var template = Array((NSTemporaryDirectory() + "/webimage-svg-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { return nil }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    /// The first 4 KiB of what the child wrote to `file`, trimmed.
+    static func text(of file: FileHandle) -> String {
+        guard (try? file.seek(toOffset: 0)) != nil, let data = try? file.read(upToCount: 4096) else { return "" }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }
 
-/// Reads a child's standard error to its end on a thread of its own (at most 4 KiB kept).
-private final class StderrCollector: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var collected = Data()
-
-    init(_ handle: FileHandle) {
-        Thread { [self] in
-            collected = handle.readDataToEndOfFile().prefix(4096)
-            done.signal()
-        }.start()
-    }
-
-    /// The text, trimmed, once the child closed its standard error.
-    func text() -> String {
-        done.wait()
-        return String(decoding: collected, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+/// Whether the deadline fired: set on the timer's queue, read after the child ended (an atomic: `Sendable`
+/// by construction).
+private final class TimeoutFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .sequentiallyConsistent) }
+    var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
 }

@@ -69,5 +69,9 @@ import Testing
         let outcome = try await offThePool { Result { try SVGCoder(rasterizer: "/bin/true").decode(big) } }
         guard case .failure(let error) = outcome else { Issue.record("an empty answer was taken for an image"); return }
         #expect(error is ImageCodingError, "\(error)")
+        // A renderer that refuses says why on its standard error, and the error carries it (`ls` refuses the options).
+        let refusal = try await offThePool { Result { try SVGCoder(rasterizer: "/bin/ls").decode(try Self.fixture("simple-shape.svg")) } }
+        guard case .failure(ImageCodingError.corruptData(_, let reason)) = refusal else { Issue.record("\(refusal)"); return }
+        #expect(reason.contains("ls"), "\(reason)")
     }
 }
