@@ -24,7 +24,7 @@ struct ImageHeader: Sendable, Hashable {
     }
 
     init(data: Data) {
-        data.withUnsafeBytes { raw in
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let bytes = raw.bindMemory(to: UInt8.self)
             switch ImageFormat(sniffing: data) {
             case .png: storedSize = Self.pngSize(bytes)
