@@ -18,20 +18,40 @@ import WebImage
 /// checked against ``DecodeOptions/pixelCountLimit`` before the child starts.
 ///
 /// Pixels are ``PixelFormat/rgba8`` (straight alpha, transparent where nothing is drawn). Encoding is not
-/// supported (an SVG output is the sanitised source itself, not an encode).
-public struct SVGCoder: ImageCoder {
+/// supported: an SVG output is the source itself, sanitised unless ``sanitizesPassthrough`` is off
+/// (``PassthroughImageCoder``), as imgproxy answers an SVG asked for as SVG.
+public struct SVGCoder: PassthroughImageCoder {
     /// The `rsvg-convert` executable; default `/usr/bin/rsvg-convert`.
     public var rasterizer: String
     /// How long one render may take before the child is killed; default 10 seconds.
     public var timeout: Duration
     /// The address space the child may use, in bytes; default 2 GiB. 0: no limit (or no `prlimit`).
     public var memoryLimit: Int
+    /// Whether an SVG passed through to a client (``passthroughDocument(_:)``) is sanitised first;
+    /// default `true`, as imgproxy's `IMGPROXY_SANITIZE_SVG`. Off, the source's bytes are sent as they
+    /// are (only for trusted sources: scripts in them then run in the client's context unless the
+    /// server's `Content-Security-Policy` stops them). A render always sanitises.
+    public var sanitizesPassthrough: Bool
 
     /// Creates the coder; see each property for its default.
-    public init(rasterizer: String = "/usr/bin/rsvg-convert", timeout: Duration = .seconds(10), memoryLimit: Int = 2 << 30) {
+    public init(rasterizer: String = "/usr/bin/rsvg-convert", timeout: Duration = .seconds(10), memoryLimit: Int = 2 << 30,
+                sanitizesPassthrough: Bool = true) {
         self.rasterizer = rasterizer
         self.timeout = timeout
         self.memoryLimit = memoryLimit
+        self.sanitizesPassthrough = sanitizesPassthrough
+    }
+
+    /// ``ImageFormat/svg``.
+    public var passthroughFormats: Set<ImageFormat> { [.svg] }
+
+    /// The document a client is sent for an SVG asked for as SVG: ``sanitize(_:)``'s result, or `data`
+    /// itself without ``sanitizesPassthrough``.
+    /// - Throws: what ``sanitize(_:)`` throws; ``ImageCodingError/unsupportedFormat(_:)`` for bytes that are not SVG.
+    public func passthroughDocument(_ data: Data) throws -> Data {
+        let sniffed = ImageFormat(sniffing: data)
+        guard sniffed == .svg else { throw ImageCodingError.unsupportedFormat(sniffed) }
+        return sanitizesPassthrough ? try Self.sanitize(data) : data
     }
 
     /// Whether `data` looks like SVG (text whose first tag is followed by `<svg` within 1 KiB).

@@ -11,12 +11,15 @@ struct FormatPolicy: Sendable {
     var automatic: Set<ImageFormat> = []
     var enforced: Set<ImageFormat> = []
     var preferred: [ImageFormat] = [.jpeg, .png, .gif]
+    /// ``ImageServerConfig/alwaysRasterizesSVG``.
+    var alwaysRasterizesVectors = false
     /// The coders a modern format must be writable by.
     var coders: CoderRegistry = .shared
 
     /// A server's policy.
     init(config: ImageServerConfig) {
         (automatic, enforced, preferred, coders) = (config.autoFormats, config.enforcedFormats, config.preferredFormats, config.coders)
+        alwaysRasterizesVectors = config.alwaysRasterizesSVG
     }
 
     /// imgproxy's defaults: nothing negotiated, JPEG, PNG, GIF preferred; `negotiates`: AVIF and WebP
@@ -33,6 +36,15 @@ struct FormatPolicy: Sendable {
         if let named { return (.exactly(named), !enforced.isEmpty) }
         if let modern = modern(among: automatic, accept: accept) { return (.exactly(modern), true) }
         return (.preferred(preferred), !enforced.isEmpty || !automatic.isEmpty)
+    }
+
+    /// Whether a vector source (SVG) is answered as its own document for a URL naming `named` (or
+    /// none) and skipping `skipped`, as imgproxy's `shouldSkipStandardProcessing`: when the URL names
+    /// SVG, or names nothing and the server does not always rasterise (or it does, and the URL skips
+    /// SVG's processing). Whatever the rest of the policy picks for raster sources.
+    func passesVectorSource(named: ImageFormat?, skipped: Set<ImageFormat>) -> Bool {
+        guard let named else { return !alwaysRasterizesVectors || skipped.contains { coders.canPassThrough($0) } }
+        return coders.canPassThrough(named)
     }
 
     /// The first of the registry's negotiable formats (JPEG XL, AVIF, WebP) that is among `formats`, the

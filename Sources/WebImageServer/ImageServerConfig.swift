@@ -88,6 +88,12 @@ public struct ImageServerConfig: Sendable {
     /// listed, else the first that can hold the image (imgproxy's `IMGPROXY_PREFERRED_FORMATS`);
     /// default JPEG, PNG, GIF, as imgproxy (a WebP or AVIF source becomes JPEG, or PNG with alpha).
     public var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
+    /// Whether an SVG source is rendered and answered in a raster format even when the URL names no
+    /// format (imgproxy's `IMGPROXY_ALWAYS_RASTERIZE_SVG`); default `false`: an SVG source whose URL
+    /// names no format, or names `svg`, is answered as its sanitised document
+    /// (``WebImage/PassthroughImageCoder``), whatever the other options, as imgproxy answers it. With
+    /// it, `skip_processing` listing `svg` still passes the document.
+    public var alwaysRasterizesSVG = false
     /// The picture the `watermark` option lays over results (imgproxy's `IMGPROXY_WATERMARK_PATH`);
     /// default `nil`: `watermark` changes nothing, as in imgproxy without one.
     public var watermark: WatermarkImage?

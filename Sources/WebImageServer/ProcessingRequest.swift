@@ -372,11 +372,12 @@ struct ProcessingRequest: Sendable {
         return format
     }
 
-    /// Refuses a named output format `coders` cannot write (an SVG output, HEIC where libheif has no
-    /// encoder).
+    /// Refuses a named output format `coders` can neither write nor pass through (HEIC where libheif
+    /// has no encoder; SVG without an SVG coder). An SVG named for a raster source is the manager's
+    /// refusal (422, as imgproxy's), once the source is known.
     /// - Throws: ``Invalid`` naming the format.
     func checkWritable(by coders: CoderRegistry) throws(Invalid) {
-        guard let format, !coders.canEncode(format) else { return }
+        guard let format, !coders.canEncode(format), !coders.canPassThrough(format) else { return }
         throw Invalid(reason: "format: WebImage cannot write \(format)")
     }
 }

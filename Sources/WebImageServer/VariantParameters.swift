@@ -26,6 +26,7 @@ struct VariantParameters {
         // quality and effort are handed on, and the encode picks its own.
         let defaults = request.defaults
         encoding = EncodeOptions(compressionQuality: Double(request.quality ?? defaults.quality) / 100)
+        encoding.passesVectorSource = formats.passesVectorSource(named: request.format, skipped: request.skipProcessing)
         if request.quality == nil {
             for format in ProcessingRequest.qualityFormats where request.quality(for: format) != defaults.quality {
                 encoding.formatQualities[format] = Double(request.quality(for: format)) / 100

@@ -34,8 +34,6 @@ extension ImgproxyEnvironment {
             "IMGPROXY_PNG_UNLIMITED": "WebImage's decoders check IMGPROXY_MAX_SRC_RESOLUTION, not libvips's limits",
             "IMGPROXY_TIFF_UNLIMITED": "WebImage's decoders check IMGPROXY_MAX_SRC_RESOLUTION, not libvips's limits",
             "IMGPROXY_SVG_UNLIMITED": "libxml2's parser limits always apply to SVG sources",
-            "IMGPROXY_ALWAYS_RASTERIZE_SVG": "SVG sources are always rasterised: passing the sanitised SVG through is not built yet",
-            "IMGPROXY_SANITIZE_SVG": "SVG sources are always sanitised before they are rendered (it cannot be turned off)",
             "IMGPROXY_WEBP_PRESET": "not yet: libwebp's default preset",
             "IMGPROXY_COOKIE_PASSTHROUGH": "not yet: cookies are not passed to sources",
             "IMGPROXY_COOKIE_PASSTHROUGH_ALL": "not yet: cookies are not passed to sources",

@@ -52,6 +52,10 @@ enum ImgproxyEnvironment {
                 }
             }
         },
+        "IMGPROXY_ALWAYS_RASTERIZE_SVG": { value, command throws(Invalid) in
+            command.server.alwaysRasterizesSVG = try bool(value, "IMGPROXY_ALWAYS_RASTERIZE_SVG")
+        },
+        "IMGPROXY_SANITIZE_SVG": { value, command throws(Invalid) in command.sanitizesSVG = try bool(value, "IMGPROXY_SANITIZE_SVG") },
         "IMGPROXY_AUTO_WEBP": { value, command throws(Invalid) in
             if try bool(value, "IMGPROXY_AUTO_WEBP") { command.server.autoFormats.insert(.webp) }
         },

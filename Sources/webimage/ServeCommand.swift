@@ -1,6 +1,7 @@
 import Foundation
 import WebImage
 import WebImageServer
+import WebImageSVG
 
 /// `webimage serve`: the image server (``ImageServer``) on a manager with a disk cache, until
 /// Ctrl-C or SIGTERM; then it stops accepting, drains, flushes the cache and exits 0.
@@ -82,6 +83,8 @@ struct ServeCommand {
     var fallbackMaxAge: Int?
     /// `IMGPROXY_WATERMARK_DATA`: the watermark picture's bytes (`--watermark` wins).
     var watermarkData: Data?
+    /// `IMGPROXY_SANITIZE_SVG`: whether an SVG passed through is sanitised; default `true`.
+    var sanitizesSVG = true
     /// The `IMGPROXY_*` names not honoured, reported at start-up.
     var ignoredEnvironment: [String] = []
 
@@ -300,6 +303,10 @@ struct ServeCommand {
             ?? (environmentKeys.isEmpty ? .unsigned : .signedWithAnyOf(environmentKeys))
         for line in ignoredEnvironment { Console.error("webimage serve: \(line)\n") }
         var config = server
+        if !sanitizesSVG {   // the process's own registry: the tool registered the sanitising coder at start
+            CoderRegistry.shared.remove(SVGCoder.self)
+            CoderRegistry.shared.add(SVGCoder(sanitizesPassthrough: false))
+        }
         config.fallbackImage = fallbackURL.map { FallbackImage(url: $0, status: fallbackStatus, maxAge: fallbackMaxAge) }
         config.bindAddress = bind
         config.port = port

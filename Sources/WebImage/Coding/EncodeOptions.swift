@@ -60,6 +60,14 @@ public struct EncodeOptions: Sendable, Hashable {
     /// (`[.avif: 0.1]`); default none.
     public var formatEfforts: [ImageFormat: Double] = [:]
 
+    /// Whether a vector source (SVG) is answered as its own document, made safe by its coder
+    /// (``PassthroughImageCoder``: an SVG sanitised), whatever raster format is chosen for other
+    /// sources: what imgproxy does when a URL names no format, unless `IMGPROXY_ALWAYS_RASTERIZE_SVG`.
+    /// Default `false`: a vector source is rendered and encoded like any other, unless the format
+    /// asked for is its own (``VariantFormat/exactly(_:)`` with ``ImageFormat/svg``), which always
+    /// passes it.
+    public var passesVectorSource = false
+
     /// These options as an encode to `format` uses them: its entries of ``formatQualities`` and
     /// ``formatEfforts`` in place of ``compressionQuality`` and ``compressionEffort``.
     public func resolved(for format: ImageFormat) -> EncodeOptions {

@@ -248,19 +248,23 @@ public final class WebImageManager: Sendable {
             .result.image
     }
 
-    /// ``loadPixels(url:options:context:)`` with the original's encoded bytes beside the pixels: the
-    /// bytes the load had in hand, else the original's stored bytes, else (a cache that keeps no
-    /// bytes) `nil`. Image facts read the header from them.
-    func loadPixelsAndSource(url: URL, options: WebImageOptions, context: WebImageContext) async throws(WebImageError)
-        -> (image: Image, source: Data?) {
+    /// ``loadPixels(url:options:context:)`` with the original's encoded bytes beside the pixels when
+    /// `wantsSource` says so for the image: the bytes the load had in hand, else the original's
+    /// stored bytes (after the background writes under way, when a load that just finished is still
+    /// writing them), else (a cache that keeps no bytes) `nil`. Image facts read the header from
+    /// them; a vector source passed through is them.
+    func loadPixelsAndSource(url: URL, options: WebImageOptions, context: WebImageContext,
+                             wantsSource: (Image) -> Bool = { _ in true }) async throws(WebImageError) -> (image: Image, source: Data?) {
         let outcome = try await slowLoad(url: url, options: options, context: context, events: nil, memoryChecked: false,
                                          optionsProcessed: true)
-        if let data = outcome.originalData { return (outcome.result.image, data) }
-        guard let key = originalCacheKey(for: url, absoluteString: url.absoluteString, context: context) else {
-            return (outcome.result.image, nil)
-        }
+        let image = outcome.result.image
+        guard wantsSource(image) else { return (image, nil) }
+        if let data = outcome.originalData { return (image, data) }
+        guard let key = originalCacheKey(for: url, absoluteString: url.absoluteString, context: context) else { return (image, nil) }
         let cache = context.originalCache ?? context.cache ?? self.cache
-        return (outcome.result.image, (try? await cache.cachedData(forKey: key))??.data)
+        if let stored = (try? await cache.cachedData(forKey: key)) ?? nil { return (image, stored.data) }
+        await backgroundWrites.waitUntilIdle()
+        return (image, ((try? await cache.cachedData(forKey: key)) ?? nil)?.data)
     }
 
     /// A load that is not a plain memory hit: counted, timed and reported to the observer. Kept out

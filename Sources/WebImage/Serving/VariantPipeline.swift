@@ -60,7 +60,19 @@ struct VariantPipeline: Sendable {
         imageOptions.insert(.transformAnimatedImage)
         let keepsMetadata = !options.isDisjoint(with: [.preserveColorProfile, .preserveCopyright])
         if keepsMetadata { imageOptions.insert(.waitStoreCache) }   // the original's bytes, read next, are on disk
-        let image = try await manager.loadPixels(url: url, options: imageOptions, context: imageContext)
+        let image: Image
+        if passesVectorSource {
+            let passes: (Image) -> Bool = { [coders] in coders.canPassThrough($0.format) }
+            var (loaded, source) = try await manager.loadPixelsAndSource(url: url, options: imageOptions, context: imageContext, wantsSource: passes)
+            if passes(loaded), source == nil {   // the pixels came from memory and no stored bytes are kept: download them
+                (loaded, source) = try await manager.loadPixelsAndSource(url: url, options: imageOptions.union(.fromLoaderOnly),
+                                                                         context: imageContext, wantsSource: passes)
+            }
+            if passes(loaded), let source { return try await passedThrough(source, pixelSize: loaded.size) }
+            image = loaded
+        } else {
+            image = try await manager.loadPixels(url: url, options: imageOptions, context: imageContext)
+        }
         var encoding = encoding
         if keepsMetadata { await addSourceMetadata(to: &encoding) }
         let format = choice.format(for: image, coders: coders)
@@ -87,6 +99,32 @@ struct VariantPipeline: Sendable {
         manager.counters.add(\.encodes)
         try await store(encoded.variant)
         return encoded
+    }
+
+    /// Whether a vector source is answered as its own document: the options say so
+    /// (``EncodeOptions/passesVectorSource``), or the format asked for is one only a source can be
+    /// (``VariantFormat/exactly(_:)`` with SVG).
+    private var passesVectorSource: Bool {
+        if encoding.passesVectorSource { return true }
+        if case .exactly(let format) = choice { return coders.canPassThrough(format) }
+        return false
+    }
+
+    /// The variant that is the source's own document as its coder makes it safe to serve
+    /// (``CoderRegistry/passthroughDocument(for:)``: an SVG sanitised), stored like an encode.
+    private func passedThrough(_ source: Data, pixelSize: PixelSize) async throws(WebImageError) -> WebImageManager.EncodedVariant {
+        let started = ContinuousClock.now
+        let format = ImageFormat(sniffing: source)
+        let document: Data?
+        do {
+            document = try coders.passthroughDocument(for: source)
+        } catch {   // the source cannot be made safe: it is the source that is bad, as when its decode fails
+            throw .decodingFailed(error as? ImageCodingError ?? .corruptData(format: format, reason: "\(error)"), url: url)
+        }
+        guard let data = document else { throw .encodingFailed(.unsupportedEncoding(format: format, pixelFormat: .rgba8), url: url) }
+        let variant = ImageVariant(data: data, format: format, pixelSize: pixelSize, cacheType: .none, entityTag: ImageVariant.entityTag(of: data))
+        try await store(variant)
+        return WebImageManager.EncodedVariant(variant: variant, encodeDuration: ContinuousClock.now - started)
     }
 
     /// The variant on disk as the options say, and in the memory tier at once unless the manager

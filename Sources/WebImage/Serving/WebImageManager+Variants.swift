@@ -244,6 +244,7 @@ extension WebImageManager {
         if encoding.firstFrameOnly { part += ",first" }
         if let size = encoding.maxFileSize { part += ",size\(size)" }
         if encoding.isProgressive { part += ",progressive" }
+        if encoding.passesVectorSource { part += ",vector" }
         if let profile = encoding.colorProfile { part += ",icc" + MD5.hex(profile).prefix(12) }
         if let copyright = encoding.copyright { part += ",c" + MD5.hex(Array(copyright.utf8)).prefix(12) }
         if options.contains(.preserveCopyright) { part += ",copyright" }

@@ -33,6 +33,18 @@ import Testing
         #expect(clean.contains("keep-rect") && clean.contains("https://example.com/"), "the rest is kept")
     }
 
+    /// A registry hands an SVG source on as its sanitised document (or as it is, when told not to sanitise),
+    /// and nothing else: a raster source has no passthrough.
+    @Test func aRegistryPassesSVGSourcesThroughAndNothingElse() throws {
+        let registry = CoderRegistry(coders: [PNGCoder(), SVGCoder()])
+        let unsafe = try Self.fixture("unsafe.svg")
+        #expect(registry.canPassThrough(.svg) && !registry.canPassThrough(.png) && !CoderRegistry(coders: [PNGCoder()]).canPassThrough(.svg))
+        #expect(try registry.passthroughDocument(for: unsafe) == SVGCoder.sanitize(unsafe))
+        #expect(try registry.passthroughDocument(for: try encodedPicture()) == nil)
+        #expect(try SVGCoder(sanitizesPassthrough: false).passthroughDocument(unsafe) == unsafe)
+        #expect(throws: ImageCodingError.self) { try registry.passthroughDocument(for: try Self.fixture("billion-laughs.svg")) }
+    }
+
     @Test func entityBombsAbsurdSizesAndBrokenFilesAreTypedErrors() async throws {
         #expect(throws: ImageCodingError.self, "billion laughs: no entity is ever expanded") {
             try SVGCoder().decode(try Self.fixture("billion-laughs.svg"))

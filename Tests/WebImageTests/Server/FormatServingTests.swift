@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageServer
+import WebImageSVG
 
 /// The formats imgproxy reads and writes beyond the first six, seen over HTTP: TIFF, JPEG XL, BMP and ICO sources,
 /// every writable format asked for by extension or `f:`, and JPEG XL picked from `Accept`.
@@ -94,11 +95,90 @@ extension FormatServingTests {
         #expect(reply.status == 200 && reply.header("Content-Type") == "image/png", "\(reply.status)")
         let image = try ServerFixture.coders.decode(reply.body)
         #expect(image.size == PixelSize(width: 400, height: 200) && SVGCoderTests.pixel(image, 300, 100) == [0, 0, 255, 128])
-        let preferred = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/shape.svg"))")
-        #expect(preferred.status == 200 && preferred.header("Content-Type") == "image/png", "with alpha: PNG among the preferred formats")
         let bomb = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/laughs.svg"))")
         #expect(bomb.status == 422, "\(bomb.status)")
         #expect(try await fixture.get("/health").status == 200)
+        await fixture.stop()
+    }
+}
+
+/// imgproxy's SVG rules (`shouldSkipStandardProcessing`, its `TestAlwaysRasterizeSvg*` cases): an SVG source
+/// whose URL names no format, or names `svg`, is answered as its sanitised document whatever else is asked;
+/// `IMGPROXY_ALWAYS_RASTERIZE_SVG` renders it unless `skip_processing` lists `svg`; a raster source asked for
+/// as SVG is 422. Every image answer carries imgproxy's `Content-Security-Policy`.
+extension FormatServingTests {
+    static let svgTypes = "image/svg+xml"
+
+    func svgFixture(coders: CoderRegistry = ServerFixture.coders,
+                    _ configure: @escaping (inout ImageServerConfig) -> Void = { _ in }) async throws -> ServerFixture {
+        let fixture = try await ServerFixture(coders: coders, configure: configure)
+        for name in ["unsafe.svg", "simple-shape.svg"] {
+            fixture.sources.route("/" + name, TestResponse(headers: [("Content-Type", Self.svgTypes)], body: try SVGCoderTests.fixture(name)))
+        }
+        let photo = try Image(width: 40, height: 20, pixelFormat: .rgb8, pixels: [UInt8](repeating: 90, count: 2400))
+        fixture.sources.route("/photo.png", TestResponse(headers: [("Content-Type", "image/png")], body: try ServerFixture.coders.encode(photo, as: .png)))
+        return fixture
+    }
+
+    /// Whether `body` is an SVG document with nothing of `unsafe.svg`'s scripts, handlers and external references left.
+    static func isSanitised(_ body: Data) -> Bool {
+        let text = String(decoding: body, as: UTF8.self)
+        return ImageFormat(sniffing: body) == .svg && text.contains("keep-rect")
+            && !["<script", "onload", "onclick", "foreignObject", "javascript:", "evil.example", "tracker.example", "/etc/passwd"]
+                .contains { text.contains($0) }
+    }
+
+    @Test func anSVGSourceNamingNoFormatIsPassedThroughSanitised() async throws {
+        let fixture = try await svgFixture { $0.enforcedFormats = [.webp]; $0.autoFormats = [.avif] }
+        let accept = ["Accept": "image/avif,image/webp,*/*"]
+        for path in ["/insecure/rs:fill:40:40/plain/\(fixture.source("/unsafe.svg"))", "/insecure/plain/\(fixture.source("/unsafe.svg"))@svg",
+                     "/insecure/w:20/f:svg/plain/\(fixture.source("/unsafe.svg"))"] {
+            let reply = try await fixture.get(path, headers: accept)
+            #expect(reply.status == 200 && reply.header("Content-Type") == Self.svgTypes, "\(path): \(reply.status) \(reply.header("Content-Type") ?? "")")
+            #expect(Self.isSanitised(reply.body), "\(path): \(String(decoding: reply.body, as: UTF8.self))")
+            #expect(reply.header("Content-Security-Policy") == "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox")
+            #expect(reply.header("Content-Disposition") == "inline; filename=\"unsafe.svg\"")
+            let again = try await fixture.get(path, headers: accept)
+            #expect(again.body == reply.body && again.header("ETag") == reply.header("ETag"), "the warm answer is the same document")
+        }
+        let raster = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/simple-shape.svg"))@png", headers: accept)
+        #expect(raster.status == 200 && raster.header("Content-Type") == "image/webp", "a raster format named is rendered (WebP enforced)")
+        let photo = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/photo.png"))@svg")
+        #expect(photo.status == 422, "a raster source cannot be written as SVG: \(photo.status)")
+        #expect(photo.header("Content-Security-Policy") == nil)
+        let photoAnswer = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/photo.png"))")
+        #expect(photoAnswer.status == 200 && photoAnswer.header("Content-Security-Policy") != nil, "every image answer carries the policy")
+        await fixture.stop()
+    }
+
+    @Test func alwaysRasterizeSVGRendersUnlessSkipProcessingListsSVG() async throws {
+        let fixture = try await svgFixture { $0.alwaysRasterizesSVG = true }
+        let filled = try await fixture.get("/insecure/rs:fill:40:40/plain/\(fixture.source("/simple-shape.svg"))")
+        #expect(filled.status == 200 && filled.header("Content-Type") == "image/png", "\(filled.status)")
+        #expect(try ServerFixture.coders.decode(filled.body).size == PixelSize(width: 40, height: 40))
+        let named = try await fixture.get("/insecure/plain/\(fixture.source("/unsafe.svg"))@svg")
+        #expect(named.header("Content-Type") == Self.svgTypes && Self.isSanitised(named.body), "svg named still passes")
+        for path in ["/insecure/skp:svg/plain/\(fixture.source("/unsafe.svg"))@svg", "/insecure/skp:svg/plain/\(fixture.source("/unsafe.svg"))"] {
+            let skipped = try await fixture.get(path)
+            #expect(skipped.status == 200 && skipped.header("Content-Type") == Self.svgTypes, "\(path)")
+            #expect(Self.isSanitised(skipped.body), "a skipped SVG is sanitised too: \(path)")
+        }
+        await fixture.stop()
+        let enforcing = try await svgFixture { $0.alwaysRasterizesSVG = true; $0.enforcedFormats = [.webp] }
+        let webp = try await enforcing.get("/insecure/plain/\(enforcing.source("/simple-shape.svg"))", headers: ["Accept": "image/webp"])
+        #expect(webp.status == 200 && webp.header("Content-Type") == "image/webp", "\(webp.status)")
+        await enforcing.stop()
+    }
+
+    @Test func sanitizeSVGOffPassesTheSourceAsItIs() async throws {
+        let coders = CoderRegistry(coders: ServerFixture.coders.coders)
+        coders.remove(SVGCoder.self)
+        coders.add(SVGCoder(sanitizesPassthrough: false))
+        let fixture = try await svgFixture(coders: coders)
+        let reply = try await fixture.get("/insecure/plain/\(fixture.source("/unsafe.svg"))")
+        let source = try SVGCoderTests.fixture("unsafe.svg")
+        #expect(reply.status == 200 && reply.body == source, "\(reply.status)")
+        #expect(reply.header("Content-Security-Policy")?.contains("sandbox") == true, "the policy still stops its scripts")
         await fixture.stop()
     }
 }

@@ -115,7 +115,7 @@ import Testing
         let answers: [(String, Int)] = [
             ("w:70000", 400), ("dpr:1000", 400), ("z:1e9", 400), ("pd:1000000", 400), ("bl:99999", 400), ("pr:nope", 400),
             ("wm:1:ce:0:0:2", 400), ("c:-5", 400), ("rot:45", 400), ("g:fp:7:7", 400),
-            ("f:tga", 400), ("f:svg", 400),   // unknown; known but no coder writes it (an SVG source is another matter)
+            ("f:tga", 400), ("f:svg", 422),   // unknown; SVG for a raster source: imgproxy's 422 (an SVG source passes through)
             ("rs:fill:60000:60000:1", 422), ("w:50000/h:50000/ex:1", 422), ("pd:16000/dpr:30/el:1", 422),
         ]
         for (options, status) in answers {

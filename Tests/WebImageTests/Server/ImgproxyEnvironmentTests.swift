@@ -47,6 +47,14 @@ import Testing
         #expect(try parsed(["--unsigned"], ["PORT": "5000", "IMGPROXY_BIND": "127.0.0.1:6000"]).port == 6000, "IMGPROXY_BIND wins over PORT")
     }
 
+    @Test func svgSettingsAreApplied() throws {
+        let plain = try parsed(["--unsigned"], [:])
+        #expect(!plain.server.alwaysRasterizesSVG && plain.sanitizesSVG, "imgproxy's defaults: passed through, sanitised")
+        let command = try parsed(["--unsigned"], ["IMGPROXY_ALWAYS_RASTERIZE_SVG": "true", "IMGPROXY_SANITIZE_SVG": "0"])
+        #expect(command.server.alwaysRasterizesSVG && !command.sanitizesSVG && command.ignoredEnvironment.isEmpty)
+        #expect(refusal(["--unsigned"], ["IMGPROXY_SANITIZE_SVG": "no"])?.contains("IMGPROXY_SANITIZE_SVG") == true)
+    }
+
     @Test func flagsWinOverTheEnvironment() throws {
         let environment = ["IMGPROXY_BIND": ":9000", "IMGPROXY_KEY": "aa", "IMGPROXY_SALT": "bb", "IMGPROXY_WORKERS": "3"]
         let command = try parsed(["--port", "7000", "--max-inflight", "5"], environment)

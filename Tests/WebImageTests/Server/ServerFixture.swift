@@ -26,10 +26,11 @@ struct ServerFixture {
     static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), BMPCoder(), ICOCoder(), WebPCoder(), AVIFCoder(), HEIFCoder(), JXLCoder(), TIFFCoder(), SVGCoder()])
 
     init(signing: ImageServerConfig.Signing = .unsigned, managerConfig: WebImageManagerConfig = WebImageManagerConfig(),
-         downloaderConfig: DownloaderConfig = DownloaderConfig(), configure: (inout ImageServerConfig) -> Void = { _ in }) async throws {
+         downloaderConfig: DownloaderConfig = DownloaderConfig(), coders: CoderRegistry = Self.coders,
+         configure: (inout ImageServerConfig) -> Void = { _ in }) async throws {
         sources = try TestHTTPServer()
-        managerFixture = ManagerFixture(config: managerConfig, downloaderConfig: downloaderConfig, coders: Self.coders)
-        var config = ImageServerConfig(port: 0, signing: signing, coders: Self.coders)
+        managerFixture = ManagerFixture(config: managerConfig, downloaderConfig: downloaderConfig, coders: coders)
+        var config = ImageServerConfig(port: 0, signing: signing, coders: coders)
         configure(&config)
         let server = try ImageServer(manager: managerFixture.manager, config: config)
         (port, running) = try await server.start()
