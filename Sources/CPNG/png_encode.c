@@ -111,16 +111,35 @@ static size_t filter_paeth(const uint8_t *row, const uint8_t *up, size_t count, 
 int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t bytesPerRow,
                 uint32_t channels, int compressionLevel, uint8_t **output, size_t *outputCount,
                 char *message, size_t messageCapacity) {
+    return cpng_encode_depth(pixels, width, height, bytesPerRow, channels, 8, compressionLevel, output, outputCount,
+                             message, messageCapacity);
+}
+
+// Row `y` of 16-bit native-endian samples written big-endian (PNG's order) into `out`.
+static void big_endian_row(const uint8_t *pixels, size_t bytesPerRow, uint32_t y, size_t samples, uint8_t *out) {
+    const uint16_t *row = (const uint16_t *)(const void *)(pixels + (size_t)y * bytesPerRow);
+    for (size_t i = 0; i < samples; i++) {
+        out[2 * i] = (uint8_t)(row[i] >> 8);
+        out[2 * i + 1] = (uint8_t)row[i];
+    }
+}
+
+int cpng_encode_depth(const uint8_t *pixels, uint32_t width, uint32_t height, size_t bytesPerRow,
+                      uint32_t channels, uint32_t bitDepth, int compressionLevel, uint8_t **output, size_t *outputCount,
+                      char *message, size_t messageCapacity) {
     *output = NULL;
     *outputCount = 0;
     static const uint8_t colorTypes[5] = {0, 0, 4, 2, 6};
-    if (channels < 1 || channels > 4 || width == 0 || height == 0 || width > 0x7FFFFFFFu ||
-        height > 0x7FFFFFFFu || bytesPerRow < (size_t)width * channels) {
+    size_t sampleBytes = bitDepth == 16 ? 2 : 1;
+    if (channels < 1 || channels > 4 || (bitDepth != 8 && bitDepth != 16) || width == 0 || height == 0 ||
+        width > 0x7FFFFFFFu || height > 0x7FFFFFFFu || (size_t)width * channels > SIZE_MAX / 2 ||
+        bytesPerRow < (size_t)width * channels * sampleBytes) {
         copy_text(message, messageCapacity, "invalid image geometry for PNG");
         return 0;
     }
     int level = compressionLevel < 0 ? 0 : (compressionLevel > 9 ? 9 : compressionLevel);
-    size_t rowBytes = (size_t)width * channels;
+    size_t rowBytes = (size_t)width * channels * sampleBytes;
+    size_t bpp = channels * sampleBytes;   // the filters' "previous pixel" distance, in bytes
     if (rowBytes + 1 > SIZE_MAX / height) {
         copy_text(message, messageCapacity, "encoded data too large");
         return 0;
@@ -129,11 +148,14 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
     uint8_t *filtered = malloc(filteredBytes);
     uint8_t *candidates = malloc(rowBytes * 4);
     uint8_t *zeroRow = calloc(rowBytes, 1);
+    // 16-bit rows are filtered in PNG's byte order: this row and the one above, big-endian.
+    uint8_t *swapped = sampleBytes == 2 ? malloc(rowBytes * 2) : NULL;
     struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(level);
-    if (filtered == NULL || candidates == NULL || zeroRow == NULL || compressor == NULL) {
+    if (filtered == NULL || candidates == NULL || zeroRow == NULL || compressor == NULL || (sampleBytes == 2 && swapped == NULL)) {
         free(filtered);
         free(candidates);
         free(zeroRow);
+        free(swapped);
         if (compressor) libdeflate_free_compressor(compressor);
         copy_text(message, messageCapacity, "out of memory");
         return 0;
@@ -142,6 +164,12 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
         wi_yield_point();   /* a cold server thread lets a waiting thread run (CSystemTuning.h) */
         const uint8_t *row = pixels + (size_t)y * bytesPerRow;
         const uint8_t *up = y > 0 ? row - bytesPerRow : NULL;
+        if (swapped != NULL) {
+            uint8_t *current = swapped + (size_t)(y % 2) * rowBytes;
+            big_endian_row(pixels, bytesPerRow, y, rowBytes / 2, current);
+            up = y > 0 ? swapped + (size_t)((y + 1) % 2) * rowBytes : NULL;
+            row = current;
+        }
         uint8_t *out = filtered + (size_t)y * (rowBytes + 1);
         if (level == 0) {   // filters only help compression: without it they are wasted work
             out[0] = 0;
@@ -153,10 +181,10 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
         const uint8_t *above = up != NULL ? up : zeroRow;
         size_t sums[5];
         sums[0] = weigh(row, rowBytes);
-        sums[1] = filter_sub(row, rowBytes, channels, candidates);
+        sums[1] = filter_sub(row, rowBytes, bpp, candidates);
         sums[2] = filter_up(row, above, rowBytes, candidates + rowBytes);
-        sums[3] = filter_average(row, above, rowBytes, channels, candidates + 2 * rowBytes);
-        sums[4] = filter_paeth(row, above, rowBytes, channels, candidates + 3 * rowBytes);
+        sums[3] = filter_average(row, above, rowBytes, bpp, candidates + 2 * rowBytes);
+        sums[4] = filter_paeth(row, above, rowBytes, bpp, candidates + 3 * rowBytes);
         uint8_t best = 0;
         for (uint8_t type = 1; type <= 4; type++) {
             if (sums[type] < sums[best]) best = type;
@@ -166,6 +194,7 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
     }
     free(candidates);
     free(zeroRow);
+    free(swapped);
 
     size_t bound = libdeflate_zlib_compress_bound(compressor, filteredBytes);
     size_t chunks = bound / IDAT_CHUNK_LIMIT + 1;
@@ -182,7 +211,7 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
     uint8_t header[13];
     put32(header, width);
     put32(header + 4, height);
-    header[8] = 8;
+    header[8] = (uint8_t)bitDepth;
     header[9] = colorTypes[channels];
     header[10] = header[11] = header[12] = 0;
     size_t count = 8 + put_chunk(file + 8, "IHDR", header, sizeof header);

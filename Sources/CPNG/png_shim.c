@@ -31,6 +31,8 @@ struct CPNGDecoder {
     jmp_buf jump;
     enum Phase phase;
     uint64_t maxPixels;
+    // cpng_decoder_keep_16: 16-bit samples kept (native-endian) rather than reduced to their high byte.
+    int keeps16;
     CPNGHeader header;
     uint8_t *pixels;
     size_t bytesPerRow;
@@ -95,7 +97,11 @@ static void on_info(png_structp png, png_infop info) {
         return;
     }
 
-    if (bitDepth == 16) png_set_strip_16(png);  // the high byte, as the corpus reference does
+    int keeps16 = bitDepth == 16 && decoder->keeps16;
+    if (bitDepth == 16 && !keeps16) png_set_strip_16(png);  // the high byte, as the corpus reference does
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (keeps16) png_set_swap(png);             // PNG stores big-endian samples; the caller reads native ones
+#endif
     if (colorType == PNG_COLOR_TYPE_PALETTE) {
         png_set_palette_to_rgb(png);            // also turns tRNS into alpha
     } else if (bitDepth < 8) {
@@ -107,11 +113,13 @@ static void on_info(png_structp png, png_infop info) {
 
     png_byte channels = png_get_channels(png, info);
     size_t rowBytes = png_get_rowbytes(png, info);
-    if (png_get_bit_depth(png, info) != 8 || channels < 1 || channels > 4 ||
-        rowBytes != (size_t)width * channels) {
+    size_t sampleBytes = keeps16 ? 2 : 1;
+    if (png_get_bit_depth(png, info) != (keeps16 ? 16 : 8) || channels < 1 || channels > 4 ||
+        rowBytes != (size_t)width * channels * sampleBytes) {
         png_error(png, "unexpected output layout after transformations");
     }
     decoder->header.channels = channels;
+    decoder->header.bitDepth = keeps16 ? 16 : 8;
     decoder->header.rowBytes = rowBytes;
     decoder->phase = PhaseAwaitingOutput;
     pause_feeding(decoder);
@@ -143,6 +151,10 @@ static void on_end(png_structp png, png_infop info) {
         : decoder->rowsDelivered >= decoder->header.height;
     if (!complete) png_error(png, "Not enough image data");
     decoder->phase = PhaseComplete;
+}
+
+void cpng_decoder_keep_16(CPNGDecoder *decoder) {
+    decoder->keeps16 = 1;
 }
 
 CPNGDecoder *cpng_decoder_create(uint64_t maxPixels) {

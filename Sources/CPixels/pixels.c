@@ -93,3 +93,48 @@ void wi_filter_columns(const float *row, const long *firsts, const float *weight
         }
     }
 }
+
+/* The same passes over 16-bit samples (0...65535), for images kept at 16 bits per channel. */
+
+static inline uint16_t wi_round_clamp16(float value) {
+    float v = value + 0.5f;
+    v = v < 0.0f ? 0.0f : v;
+    v = v > 65535.0f ? 65535.0f : v;
+    return (uint16_t)(int)v;
+}
+
+void wi_store_rounded16(const float *values, size_t count, uint16_t *out) {
+    for (size_t i = 0; i < count; i++) out[i] = wi_round_clamp16(values[i]);
+}
+
+void wi_store_unpremultiplied16(const float *values, size_t pixels, size_t channels, uint16_t *out) {
+    for (size_t x = 0; x < pixels; x++) {
+        const float *pixel = values + x * channels;
+        float alpha = pixel[channels - 1];
+        float unpremultiply = alpha > 0.0f ? 65535.0f / alpha : 0.0f;
+        for (size_t c = 0; c + 1 < channels; c++) out[x * channels + c] = wi_round_clamp16(pixel[c] * unpremultiply);
+        out[x * channels + channels - 1] = wi_round_clamp16(alpha);
+    }
+}
+
+void wi_filter_rows16(const uint16_t *const *rows, const float *weights, size_t taps, size_t count, size_t alpha_channels,
+                      float *out) {
+    wi_yield_point();
+    for (size_t i = 0; i < count; i++) out[i] = 0.0f;
+    for (size_t k = 0; k < taps; k++) {
+        const uint16_t *row = rows[k];
+        float w = weights[k];
+        if (w == 0.0f) continue;
+        if (alpha_channels == 0) {
+            for (size_t i = 0; i < count; i++) out[i] += (float)row[i] * w;
+            continue;
+        }
+        size_t channels = alpha_channels;
+        for (size_t p = 0; p + channels <= count; p += channels) {
+            float a = (float)row[p + channels - 1];
+            float scaled = w * a * (1.0f / 65535.0f);
+            for (size_t c = 0; c + 1 < channels; c++) out[p + c] += (float)row[p + c] * scaled;
+            out[p + channels - 1] += a * w;
+        }
+    }
+}

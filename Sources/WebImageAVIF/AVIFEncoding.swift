@@ -21,11 +21,7 @@ enum AVIFEncoding {
 
     /// `image` as RGB or RGBA (libavif converts nothing else).
     static func colour(_ image: Image) throws(ImageCodingError) -> Image {
-        switch image.pixelFormat {
-        case .rgb8, .rgba8: image
-        case .gray8: try image.converted(to: .rgb8)
-        case .grayAlpha8: try image.converted(to: .rgba8)
-        }
+        image.pixelFormat == .rgb8 || image.pixelFormat == .rgba8 ? image : try image.converted(to: image.pixelFormat.hasAlpha ? .rgba8 : .rgb8)
     }
 
     /// libavif's speed (10 fastest – 0 slowest) for an effort in 0...1; 6, as `avifenc`, for `nil`.

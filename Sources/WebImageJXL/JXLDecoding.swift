@@ -31,8 +31,10 @@ struct JXLDecoding {
             frameCount = Int(counted)
             try options.checkAnimationBudget(frameCount: frameCount, canvas: size)
         }
-        let pixelFormat: PixelFormat = info.is_grey != 0 ? (info.has_alpha != 0 ? .grayAlpha8 : .gray8)
-            : (info.has_alpha != 0 ? .rgba8 : .rgb8)
+        // More than 8 bits per sample are kept (as 16) for a still when asked.
+        let keeps16 = options.keepsHighBitDepth && info.bits > 8 && frameCount == 1 && info.have_animation == 0
+        let pixelFormat = PixelFormat.layout(color: info.is_grey == 0, alpha: info.has_alpha != 0, highBitDepth: keeps16)
+        let decoded: PixelFormat = keeps16 ? .rgba16 : .rgba8
         let orientation = ImageOrientation(exifValue: Int(info.orientation))
         let profile: Data? = cjxl_decoder_is_srgb(decoder) != 0 ? nil : {
             var count = 0
@@ -44,18 +46,18 @@ struct JXLDecoding {
             var ticks: UInt32 = 0
             var frame: Image
             do {
-                frame = try Image(width: size.width, height: size.height, pixelFormat: .rgba8, format: .jxl,
+                frame = try Image(width: size.width, height: size.height, pixelFormat: decoded, format: .jxl,
                                   scale: options.scale, orientation: orientation) { pixels, bytesPerRow in
                     var width: Int32 = 0, height: Int32 = 0
-                    status = cjxl_decoder_next_frame(decoder, 8, 1, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), bytesPerRow,
+                    status = cjxl_decoder_next_frame(decoder, keeps16 ? 16 : 8, 1, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), bytesPerRow,
                                                      &width, &height, &ticks, &message, message.count)
                 }
             } catch {
-                throw .insufficientMemory(byteCount: size.pixelCount * 4)
+                throw .insufficientMemory(byteCount: size.pixelCount * decoded.bytesPerPixel)
             }
             if status == 0, !frames.isEmpty { break }
             guard status == 1 else { throw status == 0 ? .corruptData(format: .jxl, reason: "the file has no frame") : Self.error(message) }
-            if pixelFormat != .rgba8 { frame = try frame.converted(to: pixelFormat) }
+            if pixelFormat != decoded { frame = try frame.converted(to: pixelFormat) }
             if options.convertsToSRGB, let profile { SRGBConverter.convert(frame, profile: profile) }
             if options.applyOrientation { frame = try frame.oriented() }
             frames.append(ImageFrame(image: try frame.fitted(to: options), duration: duration(ticks: ticks, info: info)))

@@ -5,7 +5,7 @@ import WebImage
 /// Writes ``Image``s as JPEG XL through libjxl (the encoding half of ``JXLCoder``).
 enum JXLEncoding {
     static func encode(_ image: Image, options: EncodeOptions) throws(ImageCodingError) -> Data {
-        let frames = try options.frames(of: image).map { (frame) throws(ImageCodingError) in
+        let frames = try options.frames(of: image, keepingHighBitDepth: true).map { (frame) throws(ImageCodingError) in
             ImageFrame(image: try colour(frame.image), duration: frame.duration, storedDuration: frame.storedDuration)
         }
         let lossless = options.isLossless || options.clampedQuality >= 1
@@ -20,13 +20,10 @@ enum JXLEncoding {
         }
     }
 
-    /// `image` as RGB or RGBA (what the shim writes).
+    /// `image` as RGB or RGBA at its own depth (what the shim writes: 8 or 16 bits).
     private static func colour(_ image: Image) throws(ImageCodingError) -> Image {
-        switch image.pixelFormat {
-        case .rgb8, .rgba8: image
-        case .gray8: try image.converted(to: .rgb8)
-        case .grayAlpha8: try image.converted(to: .rgba8)
-        }
+        image.pixelFormat.isColor ? image
+            : try image.converted(to: .layout(color: true, alpha: image.pixelFormat.hasAlpha, highBitDepth: image.pixelFormat.isHighBitDepth))
     }
 
     private static func encode(_ frames: [ImageFrame], quality: Double, lossless: Bool, effort: Int32, loopCount: Int,
@@ -45,7 +42,8 @@ enum JXLEncoding {
         let status = withExtendedLifetime(frames) {
             pointers.withUnsafeBufferPointer { frameList in
                 cjxl_encode(frameList.baseAddress!, Int32(frames.count), frames.count > 1 ? durations : nil, Int32(clamping: loopCount),
-                            Int32(first.width), Int32(first.height), first.bytesPerRow, Int32(first.pixelFormat.bytesPerPixel), 8,
+                            Int32(first.width), Int32(first.height), first.bytesPerRow, Int32(first.pixelFormat.channelCount),
+                            Int32(first.pixelFormat.bitsPerChannel),
                             lossless ? 1 : 0, Float(quality), effort, icc.isEmpty ? nil : icc, icc.count, &output, &count,
                             &message, message.count)
             }

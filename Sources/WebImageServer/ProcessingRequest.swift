@@ -24,6 +24,8 @@ struct ProcessingRequest: Sendable {
     var stripsColorProfile = true
     /// `keep_copyright`.
     var keepsCopyright = false
+    /// `preserve_hdr`: 16 bits kept in a result that can hold them.
+    var preservesHDR = false
     /// `expires`: a Unix time after which the URL answers 404 (0: never).
     var expires: Int64 = 0
     /// `filename`: the stem of `Content-Disposition`'s filename.
@@ -116,6 +118,7 @@ struct ProcessingRequest: Sendable {
         processing.autoRotate = defaults.autoRotate
         stripsColorProfile = defaults.stripsColorProfile
         keepsCopyright = defaults.keepsCopyright
+        preservesHDR = defaults.preservesHDR
         // imgproxy's client hints come first: the presets and the URL's options overwrite them.
         if let dpr = clientHints.dpr { processing.devicePixelRatio = dpr }
         if let width = clientHints.width { processing.width = max(1, Int((Double(width) / (clientHints.dpr ?? 1)).rounded())) }
@@ -256,9 +259,7 @@ struct ProcessingRequest: Sendable {
             if reader.boolean(0) == false { throw Invalid(reason: "\(name): outputs always drop their metadata (strip_metadata:0 is not supported)") }
         case "keep_copyright", "kcr": try reader.limit(1); keepsCopyright = reader.boolean(0) ?? keepsCopyright
         case "strip_color_profile", "scp": try reader.limit(1); stripsColorProfile = reader.boolean(0) ?? stripsColorProfile
-        case "preserve_hdr", "ph":
-            try reader.limit(1)
-            if reader.boolean(0) == true { throw Invalid(reason: "\(name): 16-bit output is not supported") }
+        case "preserve_hdr", "ph": try reader.limit(1); preservesHDR = reader.boolean(0) ?? preservesHDR
         case "enforce_thumbnail", "eth":
             try reader.limit(1)
             if reader.boolean(0) == true { throw Invalid(reason: "\(name): embedded thumbnails are not used yet") }

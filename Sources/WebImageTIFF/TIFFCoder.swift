@@ -70,14 +70,14 @@ public struct TIFFCoder: ImageCoder {
         guard format == .tiff else { throw ImageCodingError.unsupportedEncoding(format: format, pixelFormat: image.pixelFormat) }
         var single = options
         single.firstFrameOnly = true
-        let frame = try single.frames(of: image)[0].image
+        let frame = try single.frames(of: image, keepingHighBitDepth: true)[0].image
         let icc = options.colorProfile.map { [UInt8]($0) } ?? []
         var message = [CChar](repeating: 0, count: 256)
         var output: UnsafeMutablePointer<UInt8>?
         var count = 0
         let status = frame.withUnsafePixels { pixels in
             ctiff_encode(pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(frame.width), Int32(frame.height), frame.bytesPerRow,
-                         Int32(frame.pixelFormat.bytesPerPixel), 8, 1, 0, icc.isEmpty ? nil : icc, icc.count, &output, &count,
+                         Int32(frame.pixelFormat.channelCount), Int32(frame.pixelFormat.bitsPerChannel), 1, 0, icc.isEmpty ? nil : icc, icc.count, &output, &count,
                          &message, message.count)
         }
         guard status == 0, let output else {

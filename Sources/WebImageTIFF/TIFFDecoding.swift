@@ -50,18 +50,15 @@ struct TIFFDecoding {
         guard size.pixelCount <= options.pixelCountLimit else {
             throw .imageTooLarge(width: size.width, height: size.height, limit: options.pixelCountLimit)
         }
-        let pixelFormat: PixelFormat = switch info.channels {
-        case 1: .gray8
-        case 2: .grayAlpha8
-        case 3: .rgb8
-        default: .rgba8
-        }
+        // A 16-bit page is read at 16 bits when asked to keep them (every other depth at 8).
+        let depth: Int32 = options.keepsHighBitDepth && info.bits == 16 ? 16 : 8
+        let pixelFormat = PixelFormat.layout(color: info.channels >= 3, alpha: info.channels % 2 == 0, highBitDepth: depth == 16)
         var status: Int32 = 0
         var image: Image
         do {
             image = try Image(width: size.width, height: size.height, pixelFormat: pixelFormat, format: .tiff, scale: options.scale,
                               orientation: ImageOrientation(exifValue: Int(info.orientation))) { pixels, bytesPerRow in
-                status = ctiff_decoder_read(decoder, 8, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), bytesPerRow,
+                status = ctiff_decoder_read(decoder, depth, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), bytesPerRow,
                                             &message, message.count)
             }
         } catch {

@@ -22,11 +22,7 @@ enum WebPEncoding {
 
     /// `image` as RGB or RGBA (libwebp imports nothing else).
     static func webPCompatible(_ image: Image) throws(ImageCodingError) -> Image {
-        switch image.pixelFormat {
-        case .rgb8, .rgba8: image
-        case .gray8: try image.converted(to: .rgb8)
-        case .grayAlpha8: try image.converted(to: .rgba8)
-        }
+        image.pixelFormat == .rgb8 || image.pixelFormat == .rgba8 ? image : try image.converted(to: image.pixelFormat.hasAlpha ? .rgba8 : .rgb8)
     }
 
     static func encodeStill(_ source: Image, quality: Double, lossless: Bool, method: Int32) throws(ImageCodingError) -> Data {

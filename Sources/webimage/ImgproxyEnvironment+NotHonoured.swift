@@ -27,7 +27,6 @@ extension ImgproxyEnvironment {
             "IMGPROXY_STRIP_METADATA": "metadata is always stripped (the copyright aside, IMGPROXY_KEEP_COPYRIGHT)",
             "IMGPROXY_ENFORCE_THUMBNAIL": "embedded thumbnails are not read",
             "IMGPROXY_USE_LINEAR_COLORSPACE": "not yet: resizing works on sRGB values",
-            "IMGPROXY_PRESERVE_HDR": "not yet: 16-bit sources are written as 8-bit",
             "IMGPROXY_PNG_INTERLACED": "not yet: PNGs are written non-interlaced",
             "IMGPROXY_PNG_QUANTIZE": "not yet: PNGs are written with their full colours",
             "IMGPROXY_PNG_QUANTIZATION_COLORS": "not yet: PNGs are written with their full colours",

@@ -153,6 +153,9 @@ enum ImgproxyEnvironment {
         "IMGPROXY_KEEP_COPYRIGHT": { value, command throws(Invalid) in
             command.server.processingDefaults.keepsCopyright = try bool(value, "IMGPROXY_KEEP_COPYRIGHT")
         },
+        "IMGPROXY_PRESERVE_HDR": { value, command throws(Invalid) in
+            command.server.processingDefaults.preservesHDR = try bool(value, "IMGPROXY_PRESERVE_HDR")
+        },
         "IMGPROXY_AUTO_ROTATE": { value, command throws(Invalid) in
             command.server.processingDefaults.autoRotate = try bool(value, "IMGPROXY_AUTO_ROTATE")
         },

@@ -59,8 +59,10 @@ import Testing
     }
 
     @Test func pixelFormatsDescribeTheirLayout() {
-        #expect(PixelFormat.allCases.map(\.bytesPerPixel) == [1, 2, 3, 4])
-        #expect(PixelFormat.allCases.map(\.hasAlpha) == [false, true, false, true])
+        #expect(PixelFormat.allCases.map(\.bytesPerPixel) == [1, 2, 3, 4, 2, 4, 6, 8])
+        #expect(PixelFormat.allCases.map(\.hasAlpha) == [false, true, false, true, false, true, false, true])
+        #expect(PixelFormat.allCases.map(\.eightBit) == [.gray8, .grayAlpha8, .rgb8, .rgba8, .gray8, .grayAlpha8, .rgb8, .rgba8])
+        #expect(PixelFormat.allCases.map(\.withAlpha) == [.grayAlpha8, .grayAlpha8, .rgba8, .rgba8, .grayAlpha16, .grayAlpha16, .rgba16, .rgba16])
         #expect(PixelFormat.gray8.withAlpha == .grayAlpha8 && PixelFormat.rgb8.withAlpha == .rgba8)
     }
 

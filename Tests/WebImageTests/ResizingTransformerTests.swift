@@ -126,7 +126,7 @@ import Testing
         #expect(ResizingTransformer(size: PixelSize(width: 4, height: 5)).scaleMode == .fill)
     }
 
-    @Test(arguments: PixelFormat.allCases)
+    @Test(arguments: PixelFormat.eightBitFormats)
     func pixelFormatIsKept(format: PixelFormat) throws {
         let image = try Self.gradient(12, 10, format)
         for size in [PixelSize(width: 5, height: 4), PixelSize(width: 20, height: 17)] {
@@ -146,7 +146,7 @@ import Testing
         try expectGolden(try Self.checkerboard(width, height), to: PixelSize(width: targetWidth, height: targetHeight))
     }
 
-    @Test(arguments: PixelFormat.allCases)
+    @Test(arguments: PixelFormat.eightBitFormats)
     func gradientMatchesTheReference(format: PixelFormat) throws {
         try expectGolden(try Self.gradient(64, 48, format), to: PixelSize(width: 17, height: 13))
         try expectGolden(try Self.gradient(7, 5, format), to: PixelSize(width: 20, height: 13))
@@ -164,7 +164,7 @@ import Testing
         #expect(Array(resized.pixels) == [0, 50, 150, 200])
     }
 
-    @Test(arguments: PixelFormat.allCases)
+    @Test(arguments: PixelFormat.eightBitFormats)
     func aspectFillMatchesTheReferenceOnTheCentredCrop(format: PixelFormat) throws {
         // 64x48 → 20x20: scale 20/48, so a 48x48 square from x = 8.
         try expectGolden(try Self.gradient(64, 48, format), mode: .aspectFill,

@@ -42,11 +42,13 @@ typedef enum __attribute__((enum_extensibility(closed))) CPNGStatus {
 typedef struct CPNGHeader {
     uint32_t width;
     uint32_t height;
-    /// Output channels, 8 bits each: 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA.
+    /// Output channels: 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA.
     uint32_t channels;
+    /// Bits of each output sample: 8, or 16 (native-endian) for a 16-bit file after `cpng_decoder_keep_16`.
+    uint32_t bitDepth;
     /// 1 for an Adam7-interlaced image, 0 otherwise.
     uint32_t interlaced;
-    /// Bytes of one output row: width × channels.
+    /// Bytes of one output row: width × channels × bitDepth / 8.
     size_t rowBytes;
 } CPNGHeader;
 
@@ -57,6 +59,10 @@ typedef struct CPNGDecoder CPNGDecoder;
 /// Returns NULL when memory runs out. Output: 16-bit samples reduced to their high byte, gray below
 /// 8 bits expanded, palettes expanded to RGB, tRNS turned into an alpha channel, no gamma correction.
 CPNGDecoder *_Nullable cpng_decoder_create(uint64_t maxPixels);
+
+/// Keeps a 16-bit file's samples at 16 bits (native-endian `uint16_t`) instead of their high byte.
+/// Call it before the first `cpng_decoder_feed`. Files of 8 bits or fewer are unchanged.
+void cpng_decoder_keep_16(CPNGDecoder *decoder);
 
 /// Frees the decoder and everything libpng allocated for it. NULL is ignored.
 void cpng_decoder_destroy(CPNGDecoder *_Nullable decoder);
@@ -95,6 +101,13 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
                 uint32_t channels, int compressionLevel, uint8_t *_Nullable *_Nonnull output,
                 size_t *outputCount, char *message, size_t messageCapacity);
 
+/// `cpng_encode` for `bitDepth` 8 or 16: with 16, every sample is a native-endian `uint16_t` (rows of
+/// width × channels × 2 bytes) and is written big-endian as PNG stores it, the filters working on
+/// 2 × channels-byte pixels as libpng's do.
+int cpng_encode_depth(const uint8_t *pixels, uint32_t width, uint32_t height, size_t bytesPerRow,
+                      uint32_t channels, uint32_t bitDepth, int compressionLevel, uint8_t *_Nullable *_Nonnull output,
+                      size_t *outputCount, char *message, size_t messageCapacity);
+
 /// Releases a buffer `cpng_encode` returned. NULL is ignored.
 void cpng_free(void *_Nullable pointer);
 
@@ -104,7 +117,7 @@ typedef struct CPNGFastLayout {
     uint32_t height;
     /// 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA; 8 bits each.
     uint32_t channels;
-    /// Bytes of one output row: width × channels.
+    /// Bytes of one output row: width × channels × bitDepth / 8.
     size_t rowBytes;
     /// Bytes the IDAT stream inflates to, (rowBytes + 1) × height: the output buffer's least capacity.
     size_t filteredBytes;

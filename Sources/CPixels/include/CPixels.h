@@ -23,3 +23,13 @@ void wi_filter_rows(const uint8_t *const *rows, const float *weights, size_t tap
 /// (firsts[x] + k), `channels` floats per pixel.
 void wi_filter_columns(const float *row, const long *firsts, const float *weights, size_t taps, size_t pixels, size_t channels,
                        float *out);
+
+/// `wi_store_rounded` onto 16-bit samples: clamp(values[i] + 0.5, 0, 65535), truncated.
+void wi_store_rounded16(const float *values, size_t count, uint16_t *out);
+
+/// `wi_store_unpremultiplied` for pixels premultiplied on a 0...65535 scale, stored as 16-bit samples.
+void wi_store_unpremultiplied16(const float *values, size_t pixels, size_t channels, uint16_t *out);
+
+/// `wi_filter_rows` over 16-bit samples: colour premultiplied by alpha/65535 when `alpha_channels` > 0.
+void wi_filter_rows16(const uint16_t *const *rows, const float *weights, size_t taps, size_t count, size_t alpha_channels,
+                      float *out);

@@ -152,10 +152,11 @@ public struct EncodeOptions: Sendable, Hashable {
 extension EncodeOptions {
     /// The frames an encode of `image` writes: every frame (only the first with ``firstFrameOnly``),
     /// each scaled down under ``maxPixelSize`` with an area-averaging filter, keeping its aspect
-    /// ratio. Encoders of animated formats (in this package or another) start here.
-    /// - Throws: ``ImageCodingError/insufficientMemory(byteCount:)`` if scaling runs out of memory.
-    public func frames(of image: Image) throws(ImageCodingError) -> [ImageFrame] {
-        let all = image.frames
+    /// ratio, and narrowed to 8 bits per channel unless `keepingHighBitDepth` (an encoder that
+    /// writes 16-bit samples: PNG, TIFF, JPEG XL). Encoders (in this package or another) start here.
+    /// - Throws: ``ImageCodingError/insufficientMemory(byteCount:)`` if scaling or narrowing runs out of memory.
+    public func frames(of image: Image, keepingHighBitDepth: Bool = false) throws(ImageCodingError) -> [ImageFrame] {
+        let all = (keepingHighBitDepth ? image : try image.reducedToEightBits()).frames
         let frames = firstFrameOnly ? [all[0]] : all
         guard let limit = maxPixelSize, limit > 0, max(image.width, image.height) > limit else { return frames }
         let size = PNGCoder.size(of: image.size, fittingSide: limit)

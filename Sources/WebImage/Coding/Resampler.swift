@@ -48,6 +48,7 @@ enum Resampler {
         let region = region ?? PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         precondition(!region.isEmpty && region.intersection(PixelRect(x: 0, y: 0, width: image.width, height: image.height)) == region)
         if size == image.size && region.size == image.size { return image }
+        if image.pixelFormat.isHighBitDepth { return try resample16(image, region: region, to: size) }
         let channels = image.pixelFormat.bytesPerPixel
         let alpha = image.pixelFormat.hasAlpha
         let horizontal = Taps(source: region.width, target: size.width)
@@ -85,6 +86,42 @@ enum Resampler {
                             }
                         }
                     }
+                }
+            }
+        }
+        return Image(storage: storage, width: size.width, height: size.height, pixelFormat: image.pixelFormat,
+                     bytesPerRow: outRow, format: image.format, scale: image.scale, orientation: image.orientation)
+    }
+
+    /// ``resample(_:region:to:)`` for 16-bit samples: the same filter, premultiplied on a 0...65535 scale.
+    private static func resample16(_ image: Image, region: PixelRect, to size: PixelSize) throws(ImageCodingError) -> Image {
+        let channels = image.pixelFormat.channelCount
+        let alpha = image.pixelFormat.hasAlpha
+        let horizontal = Taps(source: region.width, target: size.width)
+        let vertical = Taps(source: region.height, target: size.height)
+        let outSamples = size.width * channels
+        let outRow = outSamples * 2
+        let storage = try PixelStorage(byteCount: outRow * size.height)
+        let target = storage.bytes.bindMemory(to: UInt16.self, capacity: outSamples * size.height)
+        let sourceCount = region.width * channels
+        var columns = [Float](repeating: 0, count: sourceCount)
+        var filtered = [Float](repeating: 0, count: outSamples)
+        var rows = [UnsafePointer<UInt16>?](repeating: nil, count: vertical.count)
+        let firsts = horizontal.firsts.map { CLong($0) }
+        image.withUnsafePixels { pixels in
+            let base = pixels.baseAddress! + region.x * image.pixelFormat.bytesPerPixel
+            for y in 0..<size.height {
+                for k in 0..<vertical.count {
+                    rows[k] = UnsafePointer((base + (region.y + vertical.firsts[y] + k) * image.bytesPerRow).assumingMemoryBound(to: UInt16.self))
+                }
+                vertical.weights.withUnsafeBufferPointer { weights in
+                    wi_filter_rows16(rows, weights.baseAddress! + y * vertical.count, vertical.count, sourceCount, alpha ? channels : 0, &columns)
+                }
+                wi_filter_columns(columns, firsts, horizontal.weights, horizontal.count, size.width, channels, &filtered)
+                if alpha {
+                    wi_store_unpremultiplied16(filtered, size.width, channels, target + y * outSamples)
+                } else {
+                    wi_store_rounded16(filtered, outSamples, target + y * outSamples)
                 }
             }
         }

@@ -7,10 +7,17 @@ extension Image {
     /// drops it (the colour channels are kept as stored). Only the first frame is converted.
     ///
     /// - Throws: ``ImageCodingError/insufficientMemory(byteCount:)`` if the new pixels cannot be allocated.
+    /// Between depths, 8-bit samples widen as `v × 257` (0…255 onto 0…65535) and 16-bit samples
+    /// narrow to the nearest 8-bit value.
     public func converted(to pixelFormat: PixelFormat) throws(ImageCodingError) -> Image {
         let packedRow = width * pixelFormat.bytesPerPixel
         if pixelFormat == self.pixelFormat && bytesPerRow == packedRow { return self }
         let storage = try PixelStorage(byteCount: packedRow * height)
+        if pixelFormat.isHighBitDepth || self.pixelFormat.isHighBitDepth {
+            convertDepth(into: storage, as: pixelFormat)
+            return Image(storage: storage, width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: packedRow,
+                         format: format, scale: scale, orientation: orientation)
+        }
         var rgbaRow = [UInt8](repeating: 0, count: width * 4)
         for y in 0..<height {
             withUnsafeRow(y) { source in
@@ -31,6 +38,8 @@ extension Image {
         let s = source.bindMemory(to: UInt8.self)
         let t = target.bindMemory(to: UInt8.self)
         switch format {
+        case .gray16, .grayAlpha16, .rgb16, .rgba16:
+            preconditionFailure("8-bit rows only: 16-bit layouts convert through convertDepth(into:as:)")
         case .gray8:
             for x in 0..<width {
                 let v = s[x]
@@ -62,6 +71,8 @@ extension Image {
             return UInt8((red + green + blue + 500) / 1000)
         }
         switch format {
+        case .gray16, .grayAlpha16, .rgb16, .rgba16:
+            preconditionFailure("8-bit rows only: 16-bit layouts convert through convertDepth(into:as:)")
         case .gray8:
             for x in 0..<width { t[x] = luma(x) }
         case .grayAlpha8:

@@ -9,6 +9,9 @@ enum CacheKeys {
     /// converted to sRGB.
     static let sourceColorPart = "ColorProfile(source)"
 
+    /// The part ``WebImageOptions/preserveHighBitDepth`` adds: 16-bit pixels, not 8-bit ones.
+    static let highBitDepthPart = "HighBitDepth"
+
     /// The part ``WebImageContext/appliesOrientation`` `false` adds: the stored pixels, not turned upright.
     static let unorientedPart = "Unoriented"
 

@@ -57,6 +57,7 @@ struct ImageLoadPipeline: Sendable {
         decode.applyOrientation = context.appliesOrientation
         decode.maxDecodedFrames = limits.maxDecodedFrames
         decode.thumbnailCoversBox = context.thumbnailCoversBox
+        decode.keepsHighBitDepth = options.contains(.preserveHighBitDepth)
         if options.contains(.scaleDownLargeImages) {
             decode.maxPixelCount = max(1, (context.scaleDownLimitBytes ?? DecodeOptions.scaleDownPixelCount * 4) / 4)
         }
@@ -250,7 +251,8 @@ struct ImageLoadPipeline: Sendable {
     /// stored orientation), or checks them against limits of its own (a decode of the bytes does).
     /// The original's bytes on disk are the same for every load.
     private func originalPixelTiers(_ tiers: ImageCacheType) -> ImageCacheType {
-        let differs = options.contains(.preserveColorProfile) || !context.appliesOrientation || context.limits != nil
+        let differs = !options.isDisjoint(with: [.preserveColorProfile, .preserveHighBitDepth]) || !context.appliesOrientation
+            || context.limits != nil
         return differs && tiers.includesMemory ? (tiers.includesDisk ? .disk : .none) : tiers
     }
 

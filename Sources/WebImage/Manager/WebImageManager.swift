@@ -204,6 +204,7 @@ public final class WebImageManager: Sendable {
     private static func derivedKey(from originalKey: String, context: WebImageContext, options: WebImageOptions) -> String {
         var key = originalKey
         if options.contains(.preserveColorProfile) { key = CacheKeys.inserting(CacheKeys.sourceColorPart, into: key) }
+        if options.contains(.preserveHighBitDepth) { key = CacheKeys.inserting(CacheKeys.highBitDepthPart, into: key) }
         if !context.appliesOrientation { key = CacheKeys.inserting(CacheKeys.unorientedPart, into: key) }
         if let limits = context.limits { key = CacheKeys.inserting(CacheKeys.limitsPart(limits), into: key) }
         if let size = context.thumbnailPixelSize, size.width > 0, size.height > 0 {
@@ -299,7 +300,7 @@ public final class WebImageManager: Sendable {
                            context: WebImageContext) -> Image? {
         guard let imageCache, !context.overridesCache, context.queryCacheType.includesMemory,
               options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .allowInvalidSSLCertificates,
-                                        .preserveColorProfile]),
+                                        .preserveColorProfile, .preserveHighBitDepth]),
               !Task.isCancelled, options.contains(.retryFailed) || !blocklist.contains(url),
               let key = context.derivesCacheKey ? cacheKey(for: url, absoluteString: absoluteString, context: context, options: options) : absoluteString,
               let image = imageCache.memoryHit(forKey: key)

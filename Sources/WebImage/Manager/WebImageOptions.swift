@@ -58,6 +58,11 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     /// from the original's stored bytes: JPEG, PNG and WebP sources). Without it a variant carries
     /// no EXIF at all.
     public static let preserveCopyright = WebImageOptions(rawValue: 1 << 17)
+    /// Keep a still source of more than 8 bits per channel at 16 bits (``DecodeOptions/keepsHighBitDepth``)
+    /// through the transforms that take them and into encoders that write them (PNG, TIFF, JPEG XL),
+    /// cached apart from the 8-bit pixels: imgproxy's `preserve_hdr`. Without it every image is
+    /// decoded to 8 bits per channel.
+    public static let preserveHighBitDepth = WebImageOptions(rawValue: 1 << 18)
 
     /// The download priority these flags ask for.
     var downloadPriority: DownloadPriority {

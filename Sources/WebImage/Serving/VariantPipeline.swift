@@ -49,7 +49,7 @@ struct VariantPipeline: Sendable {
         // transform's pixels would be re-encoded for disk, so they stay in memory only; an image that is
         // the original (its key is the original's) is stored as its downloaded bytes, as any load does.
         var imageContext = context
-        if context.derivesCacheKey || options.contains(.preserveColorProfile) {
+        if context.derivesCacheKey || !options.isDisjoint(with: [.preserveColorProfile, .preserveHighBitDepth]) {
             imageContext.storeCacheType = context.storeCacheType.includesMemory ? .memory : .none
         }
         var imageOptions = options

@@ -27,6 +27,7 @@ public struct BlurTransformer: ImageTransformer, Hashable {
     /// - Throws: ``ImageTransformError/invalidParameter(_:)`` for a negative or non-finite radius;
     ///   ``ImageTransformError/insufficientMemory(byteCount:)``.
     public func transform(_ image: Image, forKey key: String) throws -> Image {
+        let image = try TransformSupport.eightBit(image)   // 8-bit samples only
         guard radius.isFinite, radius >= 0 else {
             throw ImageTransformError.invalidParameter("a blur needs a radius of 0 or more, not \(radius)")
         }

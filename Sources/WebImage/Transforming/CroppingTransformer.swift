@@ -19,6 +19,9 @@ public struct CroppingTransformer: ImageTransformer, Hashable {
         return kept.isEmpty ? [] : [kept.size]
     }
 
+    /// `true`: a crop copies whole pixels of any depth.
+    public var acceptsHighBitDepth: Bool { true }
+
     /// Returns the cropped image (every frame of an animated one).
     /// - Throws: ``ImageTransformError/emptyResult(_:)`` when the rectangle and the image do not
     ///   overlap; ``ImageTransformError/insufficientMemory(byteCount:)``.

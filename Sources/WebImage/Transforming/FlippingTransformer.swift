@@ -22,6 +22,9 @@ public struct FlippingTransformer: ImageTransformer, Hashable {
     /// The same size as the source: the pixels change, not the canvas.
     public func plannedSizes(for source: PixelSize) -> [PixelSize] { [source] }
 
+    /// `true`: a flip moves whole pixels of any depth.
+    public var acceptsHighBitDepth: Bool { true }
+
     /// Returns the mirrored image (every frame of an animated one); the image itself when neither
     /// direction is set.
     /// - Throws: ``ImageTransformError/insufficientMemory(byteCount:)``.

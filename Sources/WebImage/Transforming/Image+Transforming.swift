@@ -88,6 +88,12 @@ enum TransformSupport {
         return .invalidParameter(error.description)
     }
 
+    /// `image` narrowed to 8 bits per channel (itself when it has them): where a transformer that
+    /// works on 8-bit samples starts, when it is called directly rather than through the manager.
+    static func eightBit(_ image: Image) throws(ImageTransformError) -> Image {
+        do { return try image.reducedToEightBits() } catch { throw transformError(error) }
+    }
+
     /// A number as cache keys spell it: six decimals, as SDWebImage's `%f` (`16.000000`).
     static func keyNumber(_ value: Double) -> String {
         String(format: "%.6f", value)

@@ -32,6 +32,12 @@ public protocol ImageTransformer: Sendable {
     /// plan with an image over ``ImageLimits/maxOutputPixels`` before decoding when the source's
     /// header gives its size, and again before transforming: an absurd request costs no pixel work.
     func plannedSizes(for source: PixelSize) -> [PixelSize]
+
+    /// Whether ``transform(_:forKey:)`` takes images of 16 bits per channel
+    /// (``PixelFormat/isHighBitDepth``); default `false`: ``WebImageManager`` hands it the image
+    /// narrowed to 8 bits (``Image/reducedToEightBits()``), so a transformer written for 8-bit
+    /// samples never sees 16-bit ones.
+    var acceptsHighBitDepth: Bool { get }
 }
 
 extension ImageTransformer {
@@ -41,11 +47,16 @@ extension ImageTransformer {
     /// Empty: a transformer that does not plan is not checked before it runs.
     public func plannedSizes(for source: PixelSize) -> [PixelSize] { [] }
 
-    /// Transforms `image` and, when ``preservesImageMetadata`` is true, gives the result the input's
-    /// format and scale: how ``WebImageManager`` runs a transformer.
+    /// `false`: a transformer is handed 8-bit images unless it says otherwise.
+    public var acceptsHighBitDepth: Bool { false }
+
+    /// Transforms `image` (narrowed to 8 bits first unless ``acceptsHighBitDepth``) and, when
+    /// ``preservesImageMetadata`` is true, gives the result the input's format and scale: how
+    /// ``WebImageManager`` runs a transformer.
     /// - Throws: what ``transform(_:forKey:)`` throws.
     func transformKeepingMetadata(_ image: Image, forKey key: String) throws -> Image {
-        let result = try transform(image, forKey: key)
+        let input = image.pixelFormat.isHighBitDepth && !acceptsHighBitDepth ? try image.reducedToEightBits() : image
+        let result = try transform(input, forKey: key)
         return preservesImageMetadata ? result.keepingMetadata(of: image) : result
     }
 }

@@ -30,6 +30,9 @@ public struct PipelineTransformer: ImageTransformer {
         return sizes
     }
 
+    /// `true`: each stage is handed 16-bit images only when it takes them (``ImageTransformer/acceptsHighBitDepth``).
+    public var acceptsHighBitDepth: Bool { true }
+
     /// Returns `image` passed through every transformer in turn, each stage keeping its input's
     /// metadata unless it opts out (see ``ImageTransformer/preservesImageMetadata``).
     /// - Throws: the first error a transformer throws; the later ones do not run.

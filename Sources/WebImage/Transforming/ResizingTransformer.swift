@@ -34,6 +34,9 @@ public struct ResizingTransformer: ImageTransformer, Hashable {
     /// `ResizingTransformer(WIDTHxHEIGHT,MODE)`, such as `ResizingTransformer(256x256,aspectFill)`.
     public var key: String { "ResizingTransformer(\(size.width)x\(size.height),\(scaleMode.rawValue))" }
 
+    /// `true`: the resampler filters 16-bit samples at 16 bits.
+    public var acceptsHighBitDepth: Bool { true }
+
     /// Returns the resized image (every frame of an animated one).
     /// - Throws: ``ImageTransformError/invalidParameter(_:)`` when ``size`` is not positive;
     ///   ``ImageTransformError/insufficientMemory(byteCount:)``.

@@ -29,6 +29,7 @@ public struct RotationTransformer: ImageTransformer, Hashable {
     /// - Throws: ``ImageTransformError/invalidParameter(_:)`` for an infinite or NaN angle;
     ///   ``ImageTransformError/insufficientMemory(byteCount:)``.
     public func transform(_ image: Image, forKey key: String) throws -> Image {
+        let image = try TransformSupport.eightBit(image)   // 8-bit samples only
         guard angle.isFinite else { throw ImageTransformError.invalidParameter("a rotation needs a finite angle, not \(angle)") }
         let degrees = angle.truncatingRemainder(dividingBy: 360) + (angle < 0 ? 360 : 0)
         let quarters = (degrees / 90).rounded()

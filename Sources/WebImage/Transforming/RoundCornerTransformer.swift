@@ -61,6 +61,7 @@ public struct RoundCornerTransformer: ImageTransformer, Hashable {
     /// - Throws: ``ImageTransformError/invalidParameter(_:)`` for a negative or non-finite radius or
     ///   border width; ``ImageTransformError/insufficientMemory(byteCount:)``.
     public func transform(_ image: Image, forKey key: String) throws -> Image {
+        let image = try TransformSupport.eightBit(image)   // 8-bit samples only
         guard radius.isFinite, radius >= 0, borderWidth.isFinite, borderWidth >= 0 else {
             throw ImageTransformError.invalidParameter("round corners need a radius and border width of 0 or more, not \(radius) and \(borderWidth)")
         }

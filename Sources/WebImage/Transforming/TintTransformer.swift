@@ -23,6 +23,7 @@ public struct TintTransformer: ImageTransformer, Hashable {
     /// Returns the tinted image (every frame of an animated one).
     /// - Throws: ``ImageTransformError/insufficientMemory(byteCount:)``.
     public func transform(_ image: Image, forKey key: String) throws -> Image {
+        let image = try TransformSupport.eightBit(image)   // 8-bit samples only
         let isGray = color.red == color.green && color.green == color.blue
         return try image.transformingFrames { frame in
             let format: PixelFormat = isGray || frame.pixelFormat.isColor

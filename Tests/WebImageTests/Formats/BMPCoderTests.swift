@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func everyPixelFormatRoundTripsThroughTheEncoder() throws {
-        for format in PixelFormat.allCases {
+        for format in PixelFormat.eightBitFormats {
             let width = 13, height = 7
             let pixels = (0..<(width * height * format.bytesPerPixel)).map { UInt8(truncatingIfNeeded: $0 &* 37) }
             let image = try Image(width: width, height: height, pixelFormat: format, pixels: pixels)

@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func everyPixelFormatRoundTripsLosslesslyAndTheProfileTravels() throws {
-        for format in PixelFormat.allCases {
+        for format in PixelFormat.eightBitFormats {
             let width = 37, height = 23
             let pixels = (0..<(width * height * format.bytesPerPixel)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 / 11) }
             let image = try Image(width: width, height: height, pixelFormat: format, pixels: pixels)

@@ -156,7 +156,7 @@ import Testing
         "/s/g:sm:1:1/plain/http://h/x", "/s/g:fp:0.5/plain/http://h/x", "/s/g:fp:2:0/plain/http://h/x", "/s/ex:1:sm/plain/http://h/x",
         "/s/rot:45/plain/http://h/x", "/s/bg:12/plain/http://h/x", "/s/bg:1:2/plain/http://h/x", "/s/bg:300:0:0/plain/http://h/x",
         "/s/fq:webp/plain/http://h/x", "/s/f:best/plain/http://h/x", "/s/f:tga/plain/http://h/x", "/s/wm:0.5:ce:0:0:0/plain/http://h/x", "/s/wm:2/plain/http://h/x", "/s/wm:0.5:sm/plain/http://h/x",
-        "/s/skp:/plain/http://h/x", "/s/skp:png:nope/plain/http://h/x", "/s/sm:0/plain/http://h/x", "/s/ph:1/plain/http://h/x",
+        "/s/skp:/plain/http://h/x", "/s/skp:png:nope/plain/http://h/x", "/s/sm:0/plain/http://h/x", "/s/ph:2:3/plain/http://h/x",
         "/s/w:1/plain/ftp://h/x", "/s/w:1/plain/http://h/x@psd", "/s/w:1/plain/http://user@h/x.png", "/s/w:1/!!!.png",
         "/s/fit/300/300/aHR0cDovL2gveA", "/s", "/", "",
     ])

@@ -25,10 +25,11 @@ enum JPEGEncoder {
     /// One libjpeg encode of `source` at `quality` (0...1).
     static func encode(_ source: Image, quality: Double, background: PixelColor, progressive: Bool = false) throws(ImageCodingError) -> Data {
         let grayBackground = background.red == background.green && background.green == background.blue
-        let outComponents: Int32 = switch source.pixelFormat {
-        case .gray8: 1
-        case .grayAlpha8: grayBackground ? 1 : 3
-        case .rgb8, .rgba8: 3
+        let source = try source.reducedToEightBits()
+        let outComponents: Int32 = switch source.pixelFormat.channelCount {
+        case 1: 1
+        case 2: grayBackground ? 1 : 3
+        default: 3
         }
         let backgroundBytes: [UInt8] = [background.red, background.green, background.blue]
         var encoded = cjpeg_encoded()

@@ -67,7 +67,9 @@ public struct PNGCoder: ProgressiveImageCoder {
             }
             // libpng reads the whole file first, an animated one too: its verdict on the file is the
             // incremental decoder's (found by fuzz-png), and its image is the default image.
-            let session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: false)
+            // 16 bits are kept for a still only: an animation's frames are composited at 8 bits.
+            let keeps16 = options.keepsHighBitDepth && (options.firstFrameOnly || APNGStructure.parse(bytes) == nil)
+            let session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: false, keepsHighBitDepth: keeps16)
             guard try session.feed(bytes), let image = session.makeImage(scale: options.scale) else {
                 throw ImageCodingError.truncatedData(format: .png)
             }
@@ -112,8 +114,8 @@ public struct PNGCoder: ProgressiveImageCoder {
     /// durations in milliseconds (at most 65.535 s); viewers without APNG support show the first frame.
     ///
     /// - Parameters:
-    ///   - image: the pixels to write: ``PixelFormat/gray8``, ``PixelFormat/grayAlpha8``,
-    ///     ``PixelFormat/rgb8`` or ``PixelFormat/rgba8`` (frames of different formats are written as RGBA).
+    ///   - image: the pixels to write, in any ``PixelFormat``: a 16-bit still is written with 16-bit
+    ///     samples (an animation with 8); frames of different formats are written as RGBA.
     ///   - format: must be ``ImageFormat/png``.
     ///   - options: ``EncodeOptions/pngCompressionLevel`` (0–9 on zlib's scale, clamped; default 3),
     ///     ``EncodeOptions/maxPixelSize`` (when a side is longer, every frame is first scaled down,
@@ -127,7 +129,7 @@ public struct PNGCoder: ProgressiveImageCoder {
         guard format == .png else {
             throw ImageCodingError.unsupportedEncoding(format: format, pixelFormat: image.pixelFormat)
         }
-        let frames = try options.frames(of: image)
+        let frames = try options.frames(of: image, keepingHighBitDepth: !image.isAnimated || options.firstFrameOnly)
         let level = Int32(min(max(options.pngCompressionLevel, 0), 9))
         guard frames.count > 1 else { return try Self.encodeStill(frames[0].image, level: level) }
         return try APNGEncoding.encode(frames, loopCount: image.loopCount, level: level)
@@ -135,12 +137,7 @@ public struct PNGCoder: ProgressiveImageCoder {
 
     /// One still PNG file of `source`'s pixels at zlib `level`.
     static func encodeStill(_ source: Image, level: Int32) throws(ImageCodingError) -> Data {
-        let channels: UInt32 = switch source.pixelFormat {
-        case .gray8: 1
-        case .grayAlpha8: 2
-        case .rgb8: 3
-        case .rgba8: 4
-        }
+        let channels = UInt32(source.pixelFormat.channelCount)
         let largestSide = Int(Int32.max)
         guard source.width <= largestSide, source.height <= largestSide else {
             throw .encodingFailed(format: .png, reason: "\(source.size) is larger than PNG allows (2^31 - 1 pixels a side)")
@@ -150,9 +147,9 @@ public struct PNGCoder: ProgressiveImageCoder {
         let messageCapacity = 256
         var message = [CChar](repeating: 0, count: messageCapacity)
         let succeeded = source.withUnsafePixels { pixels in
-            cpng_encode(
+            cpng_encode_depth(
                 pixels.bindMemory(to: UInt8.self).baseAddress!, UInt32(source.width), UInt32(source.height),
-                source.bytesPerRow, channels, level, &output, &count, &message, messageCapacity)
+                source.bytesPerRow, channels, UInt32(source.pixelFormat.bitsPerChannel), level, &output, &count, &message, messageCapacity)
         }
         guard succeeded != 0, let output else {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

@@ -27,10 +27,13 @@ final class PNGDecodeSession {
     ///   A full decode overwrites every byte and does not need it; non-interlaced rows arrive in
     ///   order, so ``makePartialImage(scale:)`` zeroes the missing ones itself.
     /// - Throws: ``ImageCodingError/insufficientMemory(byteCount:)`` when libpng cannot start.
-    init(pixelCountLimit: Int, zeroFillsOutput: Bool) throws(ImageCodingError) {
+    /// - Parameter keepsHighBitDepth: a 16-bit file decodes to the 16-bit layouts
+    ///   (``DecodeOptions/keepsHighBitDepth``) rather than to its samples' high bytes.
+    init(pixelCountLimit: Int, zeroFillsOutput: Bool, keepsHighBitDepth: Bool = false) throws(ImageCodingError) {
         guard let decoder = cpng_decoder_create(UInt64(max(pixelCountLimit, 0))) else {
             throw .insufficientMemory(byteCount: 0)
         }
+        if keepsHighBitDepth { cpng_decoder_keep_16(decoder) }
         self.decoder = decoder
         self.pixelCountLimit = pixelCountLimit
         self.zeroFillsOutput = zeroFillsOutput
@@ -153,13 +156,8 @@ final class PNGDecodeSession {
     }
 
     private var pixelFormat: PixelFormat? {
-        switch header.channels {
-        case 1: .gray8
-        case 2: .grayAlpha8
-        case 3: .rgb8
-        case 4: .rgba8
-        default: nil
-        }
+        guard (1...4).contains(header.channels) else { return nil }
+        return .layout(color: header.channels >= 3, alpha: header.channels % 2 == 0, highBitDepth: header.bitDepth == 16)
     }
 
     /// Allocates the pixels for the header just read and hands them to libpng.

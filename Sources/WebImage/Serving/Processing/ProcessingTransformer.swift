@@ -34,7 +34,8 @@ public struct ProcessingTransformer: ImageTransformer {
     /// - Throws: ``ImageTransformError/invalidParameter(_:)`` when the result would exceed
     ///   ``maxOutputPixelCount``; ``ImageTransformError/insufficientMemory(byteCount:)``.
     public func transform(_ image: Image, forKey key: String) throws -> Image {
-        let source = options.autoRotate ? image : image.ignoringOrientation()
+        var source = options.autoRotate ? image : image.ignoringOrientation()
+        if source.pixelFormat.isHighBitDepth && !keepsHighBitDepth { source = try source.reducedToEightBits() }
         var first = try source.frames[0].image.oriented()
         var trimRect: PixelRect?
         if let trim = options.trim, !source.isAnimated {
@@ -59,6 +60,19 @@ public struct ProcessingTransformer: ImageTransformer {
                               storedDuration: frame.storedDuration)
         }
         return firstResult.replacingFrames(first: firstResult, later: later).keepingMetadata(of: image)
+    }
+
+    /// `true`: a 16-bit image stays 16-bit through the geometry (orientation, rotation, flips,
+    /// crops by position, resize) and the watermark; with any other step (trim, smart gravity, blur,
+    /// sharpen, pixelate, extend, padding, background) it is narrowed to 8 bits first.
+    public var acceptsHighBitDepth: Bool { true }
+
+    /// Whether every step asked for works on 16-bit samples (``acceptsHighBitDepth``).
+    private var keepsHighBitDepth: Bool {
+        options.trim == nil && options.gravity.kind != .smart && options.crop?.gravity?.kind != .smart
+            && options.blurSigma <= 0 && options.sharpenSigma <= 0 && options.pixelateSize <= 1
+            && options.extend == nil && options.extendAspectRatio == nil && options.background == nil
+            && options.padding.isZero
     }
 
     /// The resized image and the result, from imgproxy's plan for an upright `source`-sized image;

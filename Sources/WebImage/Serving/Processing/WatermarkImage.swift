@@ -9,10 +9,11 @@ public struct WatermarkImage: Sendable {
     /// The first 16 hex digits of the SHA-256 of its RGBA pixels.
     public let identity: String
 
-    /// Wraps `image` (turned upright; an animation's first frame).
+    /// Wraps `image` (turned upright; an animation's first frame; 8 bits per channel: a 16-bit
+    /// picture is narrowed, and a 16-bit result keeps its depth under it).
     /// - Throws: ``ImageCodingError`` when it cannot be turned upright (memory).
     public init(image: Image) throws {
-        let upright = try image.frames[0].image.oriented()
+        let upright = try image.frames[0].image.reducedToEightBits().oriented()
         self.image = upright
         identity = String(upright.rgbaSHA256().prefix(16))
     }
@@ -74,6 +75,7 @@ extension Image {
         let visible = PixelRect(x: origin.x, y: origin.y, width: overlay.width, height: overlay.height)
             .intersection(PixelRect(x: 0, y: 0, width: width, height: height))
         guard !visible.isEmpty, opacity > 0 else { return self }
+        if pixelFormat.isHighBitDepth { return try composited16(with: overlay, at: origin, visible: visible, opacity: opacity) }
         let strength = Int((min(opacity, 1) * 255).rounded())
         let target: PixelFormat = pixelFormat.hasAlpha ? .rgba8
             : (pixelFormat.isColor || overlay.pixelFormat.isColor ? .rgb8 : .gray8)
@@ -96,5 +98,42 @@ extension Image {
                 row[t + 3] = UInt8((outAlpha + 127) / 255)
             }
         }
+    }
+
+    /// ``composited(with:at:opacity:)`` on a 16-bit image: the same "over" in 16-bit samples, the
+    /// overlay widened; the result stays 16-bit (colour when either is colour, as libvips makes it).
+    private func composited16(with overlay: Image, at origin: (x: Int, y: Int), visible: PixelRect, opacity: Double) throws -> Image {
+        let target = PixelFormat.layout(color: pixelFormat.isColor || overlay.pixelFormat.isColor, alpha: pixelFormat.hasAlpha, highBitDepth: true)
+        let rowBytes = width * target.bytesPerPixel
+        let storage: PixelStorage
+        do { storage = try PixelStorage(byteCount: rowBytes * height) } catch { throw TransformSupport.transformError(error) }
+        let strength = UInt64((min(opacity, 1) * 65535).rounded())
+        var row = [UInt16](repeating: 0, count: width * 4)
+        var overlayRow = [UInt16](repeating: 0, count: overlay.width * 4)
+        for y in 0..<height {
+            row.withUnsafeMutableBufferPointer { rgba in
+                withUnsafeRow(y) { Self.expandToRGBA16($0, from: pixelFormat, into: rgba, width: width) }
+                if y >= visible.y, y < visible.y + visible.height {
+                    overlayRow.withUnsafeMutableBufferPointer { over in
+                        overlay.withUnsafeRow(y - origin.y) { Self.expandToRGBA16($0, from: overlay.pixelFormat, into: over, width: overlay.width) }
+                        for x in visible.x..<(visible.x + visible.width) {
+                            let o = (x - origin.x) * 4, t = x * 4
+                            let alpha = UInt64(over[o + 3]) * strength / 65535
+                            guard alpha > 0 else { continue }
+                            let below = UInt64(rgba[t + 3])
+                            let outAlpha = alpha * 65535 + below * (65535 - alpha)   // scaled by 65535
+                            for c in 0..<3 {
+                                let value = (UInt64(over[o + c]) * alpha * 65535 + UInt64(rgba[t + c]) * below * (65535 - alpha) + outAlpha / 2)
+                                    / max(outAlpha, 1)
+                                rgba[t + c] = UInt16(min(value, 65535))
+                            }
+                            rgba[t + 3] = UInt16((outAlpha + 32_767) / 65535)
+                        }
+                    }
+                }
+                Self.packRGBA16(UnsafeBufferPointer(rgba), into: storage.bytes + y * rowBytes, as: target, width: width)
+            }
+        }
+        return derived(storage: storage, width: width, height: height, pixelFormat: target)
     }
 }
