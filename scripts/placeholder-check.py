@@ -9,7 +9,7 @@
     "$PY" scripts/placeholder-check.py --self-test [--thumbhash-ref stored]
 
 --tool defaults to .build/release/webimage and --corpus to ../shared/corpus, both beside the package root;
-FORMAT is any of PNG JPEG GIF WEBP AVIF HEIF (default: all). The files: every row of MANIFEST.tsv with
+FORMAT is any of PNG JPEG GIF WEBP AVIF HEIF TIFF BMP ICO JXL (default: all). The files: every row of MANIFEST.tsv with
 valid = yes in those formats that is a still image, i.e. not listed in FRAMES.tsv (which has a row per frame
 of every valid animated file); --include-animated adds the animated ones (their placeholder is whatever the
 tool makes of them, its first frame). The big files under large/ are included.
@@ -93,7 +93,7 @@ import placeholder_ref as ref  # noqa: E402
 
 from PIL import Image  # noqa: E402
 
-FORMATS = ["PNG", "JPEG", "GIF", "WEBP", "AVIF", "HEIF"]
+FORMATS = ["PNG", "JPEG", "GIF", "WEBP", "AVIF", "HEIF", "TIFF", "BMP", "ICO", "JXL"]
 MAX_SIDE = 100
 
 

@@ -78,13 +78,18 @@ void cavif_decoder_info(const CAVIFDecoder *wrapper, CAVIFInfo *info) {
 }
 
 int cavif_decoder_next(CAVIFDecoder *wrapper, uint8_t *pixels, size_t row_bytes, int channels, double *duration) {
+    return cavif_decoder_next_depth(wrapper, pixels, row_bytes, channels, 8, duration);
+}
+
+int cavif_decoder_next_depth(CAVIFDecoder *wrapper, uint8_t *pixels, size_t row_bytes, int channels, int depth,
+                             double *duration) {
     avifDecoder *decoder = wrapper->decoder;
     avifResult status = avifDecoderNextImage(decoder);
     if (status != AVIF_RESULT_OK) return status;
     *duration = decoder->imageTiming.duration;
     avifRGBImage rgb;
     avifRGBImageSetDefaults(&rgb, decoder->image);
-    rgb.depth = 8;
+    rgb.depth = depth == 16 ? 16 : 8;   /* libavif scales 10/12-bit samples onto 0...65535 (native-endian uint16) */
     rgb.format = channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
     rgb.chromaUpsampling = AVIF_CHROMA_UPSAMPLING_BILINEAR;
     rgb.pixels = pixels;
@@ -153,7 +158,13 @@ static int fail_with(CAVIFEncoder *wrapper, const char *step, avifResult result)
 
 int cavif_encoder_add(CAVIFEncoder *wrapper, const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
                       int channels, uint64_t duration_ms, int single) {
-    avifImage *image = avifImageCreate((int)width, (int)height, 8,
+    return cavif_encoder_add_depth(wrapper, pixels, width, height, stride, channels, 8, duration_ms, single);
+}
+
+int cavif_encoder_add_depth(CAVIFEncoder *wrapper, const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
+                            int channels, int depth, uint64_t duration_ms, int single) {
+    /* 16-bit samples are written as AV1's deepest profile-0 depth, 12 bits (libavif scales them). */
+    avifImage *image = avifImageCreate((int)width, (int)height, depth == 16 ? 12 : 8,
                                        wrapper->lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420);
     if (!image) {
         snprintf(wrapper->message, sizeof wrapper->message, "out of memory for a %ux%u image", width, height);
@@ -166,7 +177,7 @@ int cavif_encoder_add(CAVIFEncoder *wrapper, const uint8_t *pixels, uint32_t wid
     avifRGBImage rgb;
     avifRGBImageSetDefaults(&rgb, image);
     rgb.format = channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
-    rgb.depth = 8;
+    rgb.depth = depth == 16 ? 16 : 8;
     rgb.pixels = (uint8_t *)pixels;
     rgb.rowBytes = (uint32_t)stride;
     avifResult result = avifImageRGBToYUV(image, &rgb);

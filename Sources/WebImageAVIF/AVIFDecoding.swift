@@ -23,7 +23,9 @@ struct AVIFDecoding {
         }
         let frameCount = max(Int(info.frame_count), 1)
         try options.checkAnimationBudget(frameCount: frameCount, canvas: size)
-        let pixelFormat: PixelFormat = info.has_alpha != 0 ? .rgba8 : .rgb8
+        // A 10- or 12-bit still is kept at 16 bits when asked.
+        let keeps16 = options.keepsHighBitDepth && info.depth > 8 && frameCount == 1
+        let pixelFormat = PixelFormat.layout(color: true, alpha: info.has_alpha != 0, highBitDepth: keeps16)
         // Applied here (after the crop) or reported on the image for its caller to apply.
         let orientation = options.applyOrientation ? .up : ImageOrientation(exifValue: Int(info.exif_orientation))
         var frames: [ImageFrame] = []
@@ -34,8 +36,8 @@ struct AVIFDecoding {
             do {
                 image = try Image(width: size.width, height: size.height, pixelFormat: pixelFormat, format: .avif,
                                   scale: options.scale, orientation: orientation) { pixels, bytesPerRow in
-                    status = cavif_decoder_next(decoder, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), bytesPerRow,
-                                                Int32(pixelFormat.bytesPerPixel), &seconds)
+                    status = cavif_decoder_next_depth(decoder, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), bytesPerRow,
+                                                      Int32(pixelFormat.channelCount), Int32(pixelFormat.bitsPerChannel), &seconds)
                 }
             } catch {
                 throw .insufficientMemory(byteCount: size.pixelCount * pixelFormat.bytesPerPixel)

@@ -5,7 +5,8 @@ import WebImage
 /// Writes ``Image``s as AVIF through libavif (the encoding half of ``AVIFCoder``).
 enum AVIFEncoding {
     static func encode(_ image: Image, options: EncodeOptions) throws(ImageCodingError) -> Data {
-        let frames = try options.frames(of: image).map { (frame) throws(ImageCodingError) in
+        // 16 bits (written as 12) for a still; a sequence's frames at 8.
+        let frames = try options.frames(of: image, keepingHighBitDepth: !image.isAnimated || options.firstFrameOnly).map { (frame) throws(ImageCodingError) in
             ImageFrame(image: try colour(frame.image), duration: frame.duration, storedDuration: frame.storedDuration)
         }
         let lossless = options.isLossless || options.clampedQuality >= 1
@@ -19,9 +20,10 @@ enum AVIFEncoding {
         }
     }
 
-    /// `image` as RGB or RGBA (libavif converts nothing else).
+    /// `image` as RGB or RGBA at its own depth (libavif converts nothing else).
     static func colour(_ image: Image) throws(ImageCodingError) -> Image {
-        image.pixelFormat == .rgb8 || image.pixelFormat == .rgba8 ? image : try image.converted(to: image.pixelFormat.hasAlpha ? .rgba8 : .rgb8)
+        image.pixelFormat.isColor ? image
+            : try image.converted(to: .layout(color: true, alpha: image.pixelFormat.hasAlpha, highBitDepth: image.pixelFormat.isHighBitDepth))
     }
 
     /// libavif's speed (10 fastest – 0 slowest) for an effort in 0...1; 6, as `avifenc`, for `nil`.
@@ -61,9 +63,9 @@ enum AVIFEncoding {
             let image = frame.image
             let milliseconds = UInt64(max(1, frame.storedMilliseconds))
             let added = image.withUnsafePixels { pixels in
-                cavif_encoder_add(encoder, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(image.width),
-                                  UInt32(image.height), image.bytesPerRow, Int32(image.pixelFormat.bytesPerPixel),
-                                  milliseconds, frames.count == 1 ? 1 : 0)
+                cavif_encoder_add_depth(encoder, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(image.width),
+                                        UInt32(image.height), image.bytesPerRow, Int32(image.pixelFormat.channelCount),
+                                        Int32(image.pixelFormat.bitsPerChannel), milliseconds, frames.count == 1 ? 1 : 0)
             }
             guard added != 0 else { throw .encodingFailed(format: .avif, reason: String(cString: cavif_encoder_message(encoder))) }
         }

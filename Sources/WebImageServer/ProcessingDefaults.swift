@@ -34,7 +34,7 @@ public struct ProcessingDefaults: Sendable, Equatable {
     /// Whether the EXIF orientation is applied (`IMGPROXY_AUTO_ROTATE`); default `true`.
     public var autoRotate: Bool
     /// Whether a source of more than 8 bits per channel (a 16-bit PNG or TIFF, a deep JPEG XL) keeps
-    /// 16 bits in a PNG, TIFF or JPEG XL result (`IMGPROXY_PRESERVE_HDR`; `preserve_hdr` per URL);
+    /// 16 bits in a PNG, TIFF or JPEG XL result (12 in AVIF) (`IMGPROXY_PRESERVE_HDR`; `preserve_hdr` per URL);
     /// default `false`: results are 8-bit, as imgproxy's.
     public var preservesHDR = false
     /// libavif's speed for AVIF, 0 (slowest, smallest) to 9 (`IMGPROXY_AVIF_SPEED`); default 9, as

@@ -43,7 +43,9 @@ struct VariantParameters {
         if request.keepsCopyright { options.insert(.preserveCopyright) }
         // As imgproxy's `colorspaceToProcessing`: 16 bits only for a result format that holds them (a
         // format chosen later, from the image, narrows an image kept at 16 bits when it cannot).
-        if request.preservesHDR, request.format?.descriptor?.savedBitDepths.contains(16) ?? true { options.insert(.preserveHighBitDepth) }
+        if request.preservesHDR, request.format?.descriptor?.savedBitDepths.contains(where: { $0 > 8 }) ?? true {
+            options.insert(.preserveHighBitDepth)
+        }
         let processing = request.processing
         var transformers: [any ImageTransformer] = []
         context.appliesOrientation = processing.autoRotate

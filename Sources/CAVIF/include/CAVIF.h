@@ -49,6 +49,11 @@ void cavif_decoder_info(const CAVIFDecoder *decoder, CAVIFInfo *info);
 /// the end, or another avifResult.
 int cavif_decoder_next(CAVIFDecoder *decoder, uint8_t *pixels, size_t row_bytes, int channels, double *duration);
 
+/// `cavif_decoder_next` at `depth` 8 or 16: with 16, samples are native-endian uint16 (rows of width ×
+/// `channels` × 2 bytes), 10- and 12-bit images scaled onto 0...65535 by libavif.
+int cavif_decoder_next_depth(CAVIFDecoder *decoder, uint8_t *pixels, size_t row_bytes, int channels, int depth,
+                             double *duration);
+
 /// What an avifResult means to a caller.
 typedef enum __attribute__((enum_extensibility(closed))) CAVIFResultKind {
     CAVIFResultOK = 0,
@@ -83,6 +88,10 @@ CAVIFEncoder *_Nullable cavif_encoder_create(int speed, int quantizer, int lossl
 /// 0 with `cavif_encoder_message` set.
 int cavif_encoder_add(CAVIFEncoder *encoder, const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
                       int channels, uint64_t duration_ms, int single);
+
+/// `cavif_encoder_add` for `depth` 8 or 16 samples (native-endian uint16); 16-bit samples make a 12-bit AV1 image.
+int cavif_encoder_add_depth(CAVIFEncoder *encoder, const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
+                            int channels, int depth, uint64_t duration_ms, int single);
 
 /// Writes the file: returns its size and sets `*output` (free it with `cavif_encoded_free`), or 0
 /// with the message set.

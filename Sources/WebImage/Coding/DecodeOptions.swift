@@ -65,11 +65,11 @@ public struct DecodeOptions: Sendable, Hashable {
     /// else the largest); default `nil`: the largest entry (deepest, then first, on a tie). Other formats
     /// ignore it.
     public var iconSide: Int?
-    /// Whether a still image of more than 8 bits per channel (a 16-bit PNG or TIFF, a JPEG XL of more
-    /// than 8 bits) decodes to the 16-bit layouts (``PixelFormat/rgb16`` and its kin) instead of being
+    /// Whether a still image of more than 8 bits per channel (a 16-bit PNG or TIFF, a JPEG XL or AVIF
+    /// of 10 to 16 bits) decodes to the 16-bit layouts (``PixelFormat/rgb16`` and its kin) instead of being
     /// narrowed to 8 bits; default `false`. Only the 16-bit-aware steps keep them (resizing, cropping,
     /// orientation, ``ProcessingTransformer``'s geometry and watermark, the PNG, TIFF and JPEG XL
-    /// encoders); every other transform and encoder is handed the image narrowed to 8 bits. Pixels
+    /// encoders, and AVIF's, which writes them as 12-bit); every other transform and encoder is handed the image narrowed to 8 bits. Pixels
     /// kept at 16 bits are not converted to sRGB (``convertsToSRGB`` applies to 8-bit pixels), as
     /// imgproxy leaves 16-bit RGB alone. Animations always decode at 8 bits.
     public var keepsHighBitDepth = false

@@ -59,7 +59,8 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     /// no EXIF at all.
     public static let preserveCopyright = WebImageOptions(rawValue: 1 << 17)
     /// Keep a still source of more than 8 bits per channel at 16 bits (``DecodeOptions/keepsHighBitDepth``)
-    /// through the transforms that take them and into encoders that write them (PNG, TIFF, JPEG XL),
+    /// through the transforms that take them and into encoders that write them (PNG, TIFF and JPEG XL
+    /// 16-bit, AVIF 12-bit),
     /// cached apart from the 8-bit pixels: imgproxy's `preserve_hdr`. Without it every image is
     /// decoded to 8 bits per channel.
     public static let preserveHighBitDepth = WebImageOptions(rawValue: 1 << 18)

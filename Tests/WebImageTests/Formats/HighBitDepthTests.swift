@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageAVIF
 import WebImageJXL
 import WebImageTIFF
 
@@ -8,7 +9,7 @@ import WebImageTIFF
 /// written by PNG, TIFF and JPEG XL, resized at 16 bits, narrowed for every coder and transformer that
 /// works on 8-bit samples.
 @Suite struct HighBitDepthTests {
-    static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), TIFFCoder(), JXLCoder()])
+    static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), TIFFCoder(), JXLCoder(), AVIFCoder()])
 
     static func samples(_ image: Image) -> [UInt16] {
         image.pixels.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
@@ -37,6 +38,9 @@ import WebImageTIFF
         let back = try Self.coders.decode(jxl, options: keep)
         let colour = try image.converted(to: .layout(color: true, alpha: format.hasAlpha, highBitDepth: true))   // the shim writes colour
         #expect(back.pixelFormat == colour.pixelFormat && Self.samples(back) == Self.samples(colour), "lossless JPEG XL \(format)")
+        let avif = try Self.coders.decode(try Self.coders.encode(image, as: .avif, options: EncodeOptions(isLossless: true)), options: keep)
+        let error = zip(Self.samples(avif), Self.samples(colour)).map { abs(Int($0) - Int($1)) }.max() ?? .max
+        #expect(avif.pixelFormat == colour.pixelFormat && error <= 16, "lossless 12-bit AVIF \(format): off by \(error) of 65535")
         #expect(ImageFormat(sniffing: try Self.coders.encode(image, as: .jpeg)) == .jpeg, "JPEG is handed 8 bits")
         #expect(ImageFormat(sniffing: try Self.coders.encode(image, as: .gif)) == .gif, "GIF is handed 8 bits")
     }

@@ -143,6 +143,8 @@ extension FormatServingTests {
         }
         let raster = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/simple-shape.svg"))@png", headers: accept)
         #expect(raster.status == 200 && raster.header("Content-Type") == "image/webp", "a raster format named is rendered (WebP enforced)")
+        let jpeg = try await fixture.get("/insecure/rs:fill:4:4/plain/\(fixture.source("/simple-shape.svg"))@jpg")
+        #expect(jpeg.status == 200 && ImageFormat(sniffing: jpeg.body) == .jpeg, "imgproxy's TestNotSkipProcessingSVGToJPG")
         let photo = try await fixture.get("/insecure/w:20/plain/\(fixture.source("/photo.png"))@svg")
         #expect(photo.status == 422, "a raster source cannot be written as SVG: \(photo.status)")
         #expect(photo.header("Content-Security-Policy") == nil)
