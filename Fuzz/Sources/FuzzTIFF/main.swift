@@ -14,6 +14,7 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     if control.bool() { options.thumbnailPixelSize = PixelSize(width: 64, height: 64) }
     options.applyOrientation = control.bool()
     if control.bool() { options.page = 1 }
+    options.keepsHighBitDepth = control.bool()
     _ = decodeOutcome { try TIFFCoder().decode(data, options: options) }
     return 0
 }

@@ -45,6 +45,21 @@ import WebImageTIFF
         #expect(ImageFormat(sniffing: try Self.coders.encode(image, as: .gif)) == .gif, "GIF is handed 8 bits")
     }
 
+    /// The incremental decoder keeps 16 bits as the full decode does (its final image is the full decode's).
+    @Test func anIncrementalPNGDecodeKeepsSixteenBitsToo() throws {
+        let image = try Self.picture(.rgba16, width: 30, height: 20)
+        let data = try PNGCoder().encode(image, as: .png)
+        var keep = DecodeOptions()
+        keep.keepsHighBitDepth = true
+        let decoder = PNGCoder().makeIncrementalDecoder(options: keep)
+        for start in stride(from: 0, to: data.count, by: 97) {
+            try decoder.append(data.subdata(in: start..<min(start + 97, data.count)))
+            if let partial = decoder.makePartialImage() { #expect(partial.pixelFormat == .rgba16) }
+        }
+        let final = try decoder.finish()
+        #expect(final.pixelFormat == .rgba16 && Self.samples(final) == Self.samples(image))
+    }
+
     @Test func depthConversionsWidenByTwoFiftySevenAndNarrowToTheNearest() throws {
         let eight = try Image(width: 3, height: 1, pixelFormat: .gray8, pixels: [UInt8]([0, 128, 255]))
         let wide = try eight.converted(to: .rgba16)

@@ -67,9 +67,8 @@ public struct PNGCoder: ProgressiveImageCoder {
             }
             // libpng reads the whole file first, an animated one too: its verdict on the file is the
             // incremental decoder's (found by fuzz-png), and its image is the default image.
-            // 16 bits are kept for a still only: an animation's frames are composited at 8 bits.
-            let keeps16 = options.keepsHighBitDepth && (options.firstFrameOnly || APNGStructure.parse(bytes) == nil)
-            let session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: false, keepsHighBitDepth: keeps16)
+            let session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: false,
+                                               keepsHighBitDepth: options.keepsHighBitDepth)
             guard try session.feed(bytes), let image = session.makeImage(scale: options.scale) else {
                 throw ImageCodingError.truncatedData(format: .png)
             }
@@ -87,9 +86,20 @@ public struct PNGCoder: ProgressiveImageCoder {
                          options: DecodeOptions) throws(ImageCodingError) -> Image {
         if !options.firstFrameOnly, let structure = APNGStructure.parse(bytes), structure.canvas == still.size {
             let animation = APNGDecoding(bytes: bytes, structure: structure, options: options, orientation: orientation)
-            if animation.frameCount > 1, let image = try animation.decode(defaultImage: still) { return image }
+            if animation.frameCount > 1 {
+                // An animation is composited at 8 bits: a default image kept at 16 is read again at 8, as its frames are.
+                let defaultImage = still.pixelFormat.isHighBitDepth ? try eightBitStill(bytes, options: options) : still
+                if let image = try animation.decode(defaultImage: defaultImage) { return image }
+            }
         }
         return try PNGEXIFReader.finished(still, orientation: orientation, options: options)
+    }
+
+    /// libpng's decode of the whole file `bytes` at 8 bits per channel.
+    private static func eightBitStill(_ bytes: UnsafeRawBufferPointer, options: DecodeOptions) throws(ImageCodingError) -> Image {
+        let session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: false)
+        guard try session.feed(bytes), let image = session.makeImage(scale: options.scale) else { throw .truncatedData(format: .png) }
+        return image
     }
 
     /// Creates a decoder to feed one PNG file's bytes as they arrive.

@@ -177,7 +177,8 @@ final class PNGIncrementalDecoder: IncrementalDecoder {
             if let existing = self.session {
                 session = existing
             } else {
-                session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: true)
+                session = try PNGDecodeSession(pixelCountLimit: options.pixelCountLimit, zeroFillsOutput: true,
+                                               keepsHighBitDepth: options.keepsHighBitDepth)
                 self.session = session
             }
             let start = fedCount
