@@ -26,7 +26,7 @@ let package = Package(
                 .product(name: "WebImage", package: "WebImage"), .product(name: "WebImageWebP", package: "WebImage"),
                 .product(name: "WebImageAVIF", package: "WebImage"), .product(name: "WebImageRedis", package: "WebImage"),
                 .product(name: "WebImageS3", package: "WebImage"), .product(name: "WebImageTIFF", package: "WebImage"),
-                .product(name: "WebImageJXL", package: "WebImage"),
+                .product(name: "WebImageJXL", package: "WebImage"), .product(name: "WebImageSVG", package: "WebImage"),
                 "CBaseline", "CRedisBaseline",
             ]
         ),

@@ -292,7 +292,9 @@ final class Gate: Sendable {
         try await waitUntil { downloader.startedDownloadCount == 1 }
         let queued = Task { try await downloader.load(ImageLoadRequest(url: server.url("/queued"))) }
         try await waitUntil { downloader.queuedDownloadCount == 1 }
-        let timeout = Duration.seconds(1)
+        // 5 s: the queued download itself must finish within the timeout once it starts, on a machine
+        // whose cores other work may hold for seconds (1 s failed there); queued for 7.5 s, longer than it.
+        let timeout = Duration.seconds(5)
         try await Task.sleep(for: timeout * 1.5)
         downloader.updateConfig { $0.downloadTimeout = timeout }
         blocker.cancel()

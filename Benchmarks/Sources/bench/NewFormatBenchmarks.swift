@@ -2,12 +2,14 @@ import CBaseline
 import Foundation
 import WebImage
 import WebImageJXL
+import WebImageSVG
 import WebImageTIFF
 
 /// TIFF, JPEG XL, BMP and ICO decoding against their references, in the same run: bare C loops over libtiff
 /// and libjxl (tiff2rgba's and djxl's decodes without their file I/O), and ImageMagick's `convert -bench`
 /// (one thread) for BMP and ICO, which have no library here. The sources are made from the corpus's 20.4 MP
-/// photo by WebImage's own encoders.
+/// photo by WebImage's own encoders. SVG: `SVGCoder` (sanitise, `rsvg-convert` in a child, its PNG decoded)
+/// against `rsvg-convert` itself run on the same document at the same size, its PNG thrown away.
 enum NewFormatBenchmarks {
     static func run(iterations: Int) throws -> [Row] {
         var rows: [Row] = []
@@ -46,7 +48,37 @@ enum NewFormatBenchmarks {
                             reference: "ImageMagick convert -bench (1 thread)", referenceValue: theirs,
                             megapixels: Double(size.width * size.height) / 1e6, goal: 1, note: theirs == nil ? "convert not installed" : ""))
         }
+        rows.append(try svgRow(iterations: iterations))
         return rows
+    }
+
+    /// An illustration of 400 shapes with gradients, rendered at 1600 x 1200.
+    static func svgRow(iterations: Int) throws -> Row {
+        var shapes = ""
+        for index in 0..<400 {
+            let (x, y) = (index * 37 % 800, index * 53 % 600)
+            shapes += "<circle cx=\"\(x)\" cy=\"\(y)\" r=\"\(10 + index % 40)\" fill=\"url(#g\(index % 3))\" opacity=\"0.6\"/>"
+            shapes += "<path d=\"M\(x) \(y) q 30 -40 60 0 t 60 0\" stroke=\"#334\" fill=\"none\" stroke-width=\"2\"/>"
+        }
+        let gradients = (0..<3).map { "<linearGradient id=\"g\($0)\"><stop offset=\"0\" stop-color=\"#f\($0 * 3)0\"/><stop offset=\"1\" stop-color=\"#0\($0 * 3)f\"/></linearGradient>" }
+        let document = Data(("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"600\" viewBox=\"0 0 800 600\"><defs>"
+                             + gradients.joined() + "</defs>" + shapes + "</svg>").utf8)
+        let size = PixelSize(width: 1600, height: 1200)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-bench-\(getpid()).svg")
+        try document.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let options = DecodeOptions(thumbnailPixelSize: size)
+        let (ours, theirs) = Measure.interleaved(iterations: iterations) {
+            _ = try? SVGCoder().decode(document, options: options)
+        } reference: {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/rsvg-convert")
+            process.arguments = ["-w", "1600", "-h", "1200", "-o", "/dev/null", file.path]
+            do { try process.run() } catch { fail("rsvg-convert: \(error)") }
+            process.waitUntilExit()
+        }
+        return Row(name: "decode SVG, 800 shapes at 1600x1200 (\(document.count / 1000) KB)", ours: ours,
+                   reference: "rsvg-convert on the same document and size", referenceValue: theirs, megapixels: 1.92, goal: 0.95)
     }
 
     /// Milliseconds per decode of `data` by ImageMagick, from `convert -limit thread 1 -bench N FILE null:`
