@@ -66,14 +66,18 @@ enum NewFormatBenchmarks {
         let size = PixelSize(width: 1600, height: 1200)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-bench-\(getpid()).svg")
         try document.write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
+        let output = file.appendingPathExtension("png")
+        defer {
+            try? FileManager.default.removeItem(at: file)
+            try? FileManager.default.removeItem(at: output)
+        }
         let options = DecodeOptions(thumbnailPixelSize: size)
         let (ours, theirs) = Measure.interleaved(iterations: iterations) {
             _ = try? SVGCoder().decode(document, options: options)
         } reference: {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/rsvg-convert")
-            process.arguments = ["-w", "1600", "-h", "1200", "-o", "/dev/null", file.path]
+            process.arguments = ["-w", "1600", "-h", "1200", "-o", output.path, file.path]   // rsvg-convert refuses /dev/null
             do { try process.run() } catch { fail("rsvg-convert: \(error)") }
             process.waitUntilExit()
         }
