@@ -67,12 +67,12 @@ final class RedisNode: Sendable {
             let id = pending.add(caller, limit: now + callLimit)
             let job = Job(commands: commands, deadline: now + commandTimeout) { [pending] result in
                 pending.remove(id)
-                caller.resume(result)
+                caller.resume(returning: result)
             }
             if !queue.push(job) {
                 pending.remove(id)
                 breaker.endProbe()   // a probe that never ran proves nothing either way
-                caller.resume(.failure(.unavailable(endpoint: name)))
+                caller.resume(returning: .failure(.unavailable(endpoint: name)))
             }
         }
         return try result.get()
@@ -160,13 +160,12 @@ struct Job: Sendable {
 /// ``RedisConnection``). A push seen by a spinning worker signals nobody: a sleeping worker woken
 /// as well would only race it for the job.
 ///
-/// `@unchecked Sendable`: `jobs`, `head` and `closed` are only read and written while `condition`
+/// `@unchecked Sendable`: `jobs` and `closed` are only read and written while `condition`
 /// is locked, and `NSCondition` is itself safe to use from any thread; `queued` is atomic (a hint
 /// for the spin, checked again under the lock); nothing else is mutable.
 final class JobQueue: @unchecked Sendable {
     private let condition = NSCondition()
-    private var jobs: [Job] = []
-    private var head = 0
+    private var jobs = FIFOBuffer<Job>(compactionThreshold: 64)
     private var closed = false
     private let limit: Int
     /// Jobs pushed and not yet popped, readable without the lock.
@@ -189,7 +188,7 @@ final class JobQueue: @unchecked Sendable {
     func push(_ job: Job) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard !closed, jobs.count - head < limit else { return false }
+        guard !closed, jobs.count < limit else { return false }
         jobs.append(job)
         queued.add(1, ordering: .releasing)
         // A spinning worker takes it without a wake-up; waking a sleeper as well would cost a futex
@@ -215,15 +214,9 @@ final class JobQueue: @unchecked Sendable {
         }
         condition.lock()
         defer { condition.unlock() }
-        while head == jobs.count && !closed { condition.wait() }
-        guard head < jobs.count else { return nil }
-        let job = jobs[head]
-        head += 1
+        while jobs.isEmpty && !closed { condition.wait() }
+        guard let job = jobs.popFirst() else { return nil }
         queued.subtract(1, ordering: .relaxed)
-        if head > 64 && head * 2 > jobs.count {
-            jobs.removeFirst(head)
-            head = 0
-        }
         return job
     }
 

@@ -1,4 +1,5 @@
 import Synchronization
+import WebImage
 
 /// At most `limit` requests processed at once, at most `queueLimit` waiting in arrival order, and
 /// anything past that refused at once (answered 429): memory stays bounded whatever the load.
@@ -8,7 +9,7 @@ final class ProcessingSlots: Sendable {
         /// Requests that started on a cold thread of their own and have not taken a slot yet
         /// (``tryReserve(below:)``).
         var reserved = 0
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        var waiting = FIFOBuffer<CheckedContinuation<Void, Never>>()
     }
 
     private let state = Mutex(State())
@@ -87,7 +88,7 @@ final class ProcessingSlots: Sendable {
                 state.running -= 1
                 return nil
             }
-            return state.waiting.removeFirst()   // the slot passes on: `running` stays
+            return state.waiting.popFirst()   // the slot passes on: `running` stays
         }
         next?.resume()
     }

@@ -1,6 +1,7 @@
 import CSystemTuning
 import Foundation
 import Synchronization
+import WebImage
 
 /// A task executor on a few threads of its own, started once and kept for the life of the process
 /// (shared by every server in it). The server has two, so that where its work runs does not depend
@@ -57,11 +58,9 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     static let coldWork = ThreadPoolExecutor(name: "webimage.cold", threads: ProcessInfo.processInfo.activeProcessorCount,
                                              lowered: true)
 
-    /// `@unchecked Sendable`: `jobs` and `head` are only touched with `condition` locked; the rest is
-    /// set once in `init`.
+    /// `@unchecked Sendable`: `jobs` is only touched with `condition` locked; the rest is set once in `init`.
     private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var head = 0
+    private var jobs = FIFOBuffer<UnownedJob>()
     /// Threads waiting for a job.
     private var waiting = 0
     /// How many threads run its jobs.
@@ -133,7 +132,7 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     var hasIdleThread: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return waiting > jobs.count - head
+        return waiting > jobs.count
     }
 
     /// A thread's loop: take the oldest job, run it, forever (the executor is never released).
@@ -142,21 +141,15 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
         while true {
             condition.lock()
             // Blocks only this executor's own threads (started in `init`), never the cooperative pool's.
-            while head == jobs.count {
+            var next = jobs.popFirst()
+            while next == nil {
                 waiting += 1
                 condition.wait()
                 waiting -= 1
-            }
-            let job = jobs[head]
-            head += 1
-            if head == jobs.count {   // drained: reuse the storage from the start
-                jobs.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 1024 && head * 2 >= jobs.count {   // a long backlog: drop what was taken
-                jobs.removeFirst(head)
-                head = 0
+                next = jobs.popFirst()
             }
             condition.unlock()
+            guard let job = next else { continue }
             job.runSynchronously(on: executor)
         }
     }

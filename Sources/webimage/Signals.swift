@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import WebImage
 
 /// Waiting for Ctrl-C (SIGINT) or SIGTERM without a signal handler of our own: both are ignored as
 /// signals and delivered to a dispatch source instead, so the process is never interrupted in the
@@ -28,18 +29,4 @@ enum Signals {
         nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
     }
 
-    /// Resumes a continuation the first time only (both signals may come).
-    private final class ResumeOnce: @unchecked Sendable {
-        // @unchecked Sendable: `continuation` is read and cleared only on the one serial signal queue.
-        private var continuation: CheckedContinuation<Void, Never>?
-
-        init(_ continuation: CheckedContinuation<Void, Never>) {
-            self.continuation = continuation
-        }
-
-        func resume() {
-            continuation?.resume()
-            continuation = nil
-        }
-    }
 }

@@ -22,8 +22,7 @@ public actor Prefetcher {
         var storesDataOnly: Bool
     }
 
-    private var queue: [Item] = []
-    private var queueHead = 0
+    private var queue = FIFOBuffer<Item>()
     private var running: [UInt64: (task: Task<Void, Never>, token: PrefetchToken)] = [:]
     private var sequence: UInt64 = 0
 
@@ -61,17 +60,14 @@ public actor Prefetcher {
             Task { await self.cancel(token) }
         }
         let options = options.contains(.highPriority) ? options : options.union(.lowPriority)
-        queue += urls.map { Item(url: $0, token: token, options: options, context: context, storesDataOnly: storesDataOnly) }
+        queue.append(contentsOf: urls.map { Item(url: $0, token: token, options: options, context: context, storesDataOnly: storesDataOnly) })
         startQueued()
         return token
     }
 
     /// Cancels every batch.
     public func cancelAll() {
-        let waiting = queue[queueHead...]
-        queue.removeAll()
-        queueHead = 0
-        for item in waiting {
+        for item in queue.removeAll() {
             item.token.cancel()
             item.token.record(finished: false)
         }
@@ -82,25 +78,18 @@ public actor Prefetcher {
     }
 
     /// URLs waiting for a slot.
-    public var queuedCount: Int { queue.count - queueHead }
+    public var queuedCount: Int { queue.count }
 
     /// URLs loading now.
     public var runningCount: Int { running.count }
 
     private func cancel(_ token: PrefetchToken) {
-        var kept: [Item] = []
-        for item in queue[queueHead...] {
-            if item.token === token { token.record(finished: false) } else { kept.append(item) }
-        }
-        queue = kept
-        queueHead = 0
+        for _ in queue.removeAll(where: { $0.token === token }) { token.record(finished: false) }
         for entry in running.values where entry.token === token { entry.task.cancel() }
     }
 
     private func startQueued() {
-        while running.count < maxConcurrentPrefetchCount, queueHead < queue.count {
-            let item = queue[queueHead]
-            queueHead += 1
+        while running.count < maxConcurrentPrefetchCount, let item = queue.popFirst() {
             if item.token.isCancelled {
                 item.token.record(finished: false)
                 continue
@@ -113,10 +102,6 @@ public actor Prefetcher {
                 self.finished(id, token: item.token, loaded: loaded)
             }
             running[id] = (task, item.token)
-        }
-        if queueHead == queue.count {
-            queue.removeAll()
-            queueHead = 0
         }
     }
 
