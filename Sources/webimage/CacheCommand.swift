@@ -3,40 +3,71 @@ import WebImage
 
 /// `webimage cache stats|sweep|clear|fill [DIR | --cache-dir DIR]`: inspect, sweep, empty or fill a
 /// disk cache directory (by default the one `WebImageManager.shared` uses).
-enum CacheCommand {
-    static func run(_ arguments: [String]) async -> Int32 {
-        guard var subcommand = arguments.first else {
-            Console.error("webimage cache: expected a subcommand\n\n" + Usage.text)
-            return 2
-        }
-        subcommand = subcommand.lowercased()
-        var rest = Array(arguments.dropFirst())
-        var directory = ImageCacheConfig.defaultDiskCacheDirectory.appendingPathComponent("default", isDirectory: true)
-        if let flag = rest.firstIndex(of: "--cache-dir") {
-            guard flag + 1 < rest.count else {
-                Console.error("webimage cache: --cache-dir needs a directory\n")
-                return 2
+struct CacheCommand {
+    var subcommand: String?
+    var directory: URL?
+    var maxAge: Int?
+    var maxSize: Int?
+    var count = 100
+    var size = 64
+
+    /// `webimage cache`'s flags, declared once: ``run(_:)`` reads them and `--help` prints them.
+    static let options = CommandOptions<CacheCommand>(
+        usage: "webimage cache stats|sweep|clear|fill [DIR | --cache-dir DIR] [options]",
+        summary: """
+        stats: entries and bytes of a disk cache directory; sweep: remove expired entries, then least recently used ones
+        down to half of --max-size, and print the report; clear: remove every entry; fill: store --count generated PNG
+        images (keys fill-0.png ...)
+        """,
+        options: [
+            .folder("--cache-dir", \.directory, default: "the shared cache's folder", help: "the cache directory (or DIR)"),
+            count("--max-age", "SECONDS", \.maxAge, help: "sweep: entries older than this expire"),
+            count("--max-size", "BYTES", \.maxSize, help: "sweep: the size to stay under"),
+            count("--count", "N", \.count, default: "100", help: "fill: how many images"),
+            count("--size", "PIXELS", \.size, default: "64", help: "fill: their side"),
+        ],
+        operand: { command, text throws(ArgumentError) in
+            if command.subcommand == nil { command.subcommand = text.lowercased() } else if command.directory == nil {
+                command.directory = URL(fileURLWithPath: text, isDirectory: true)
+            } else {
+                throw ArgumentError(message: "unexpected argument \(text)")
             }
-            directory = URL(fileURLWithPath: rest[flag + 1], isDirectory: true)
-            rest.removeSubrange(flag...(flag + 1))
-        } else if let first = rest.first, !first.hasPrefix("--") {
-            directory = URL(fileURLWithPath: first, isDirectory: true)
-            rest.removeFirst()
+        })
+
+    private static func count(_ name: String, _ placeholder: String, _ path: WritableKeyPath<CacheCommand, Int?> & Sendable,
+                              help: String) -> CommandOption<CacheCommand> {
+        .value(name, placeholder, need: "a number", help: help) { command, text in
+            guard let value = Int(text), value >= 0 else { return false }
+            command[keyPath: path] = value
+            return true
         }
-        let arguments = [subcommand, directory.path] + rest
-        var options: [String: Int] = [:]
-        var index = 2
-        while index + 1 < arguments.count, arguments[index].hasPrefix("--"), let value = Int(arguments[index + 1]) {
-            options[String(arguments[index].dropFirst(2))] = value
-            index += 2
+    }
+
+    private static func count(_ name: String, _ placeholder: String, _ path: WritableKeyPath<CacheCommand, Int> & Sendable,
+                              default defaultValue: String, help: String) -> CommandOption<CacheCommand> {
+        .value(name, placeholder, need: "a positive number", default: defaultValue, help: help) { command, text in
+            guard let value = Int(text), value > 0 else { return false }
+            command[keyPath: path] = value
+            return true
         }
-        if index < arguments.count {
-            Console.error("webimage cache: unexpected argument \(arguments[index])\n")
+    }
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        var command = CacheCommand()
+        do {
+            try options.parse(arguments, into: &command)
+        } catch {
+            Console.error("webimage cache: \(error.message)\n")
             return 2
         }
+        guard let subcommand = command.subcommand else {
+            Console.error("webimage cache: expected a subcommand\n\n" + options.help)
+            return 2
+        }
+        let directory = command.directory ?? ImageCacheConfig.defaultDiskCacheDirectory.appendingPathComponent("default", isDirectory: true)
         var config = ImageCacheConfig(diskSweepInterval: nil)
-        if let age = options["max-age"] { config.maxDiskAge = TimeInterval(age) }
-        if let size = options["max-size"] { config.maxDiskSize = size }
+        if let age = command.maxAge { config.maxDiskAge = TimeInterval(age) }
+        if let size = command.maxSize { config.maxDiskSize = size }
         let cache: DiskCache
         do {
             cache = try DiskCache(directory: directory, config: config)
@@ -44,7 +75,7 @@ enum CacheCommand {
             Console.error("webimage cache: \(error)\n")
             return 1
         }
-        switch arguments[0] {
+        switch subcommand {
         case "stats":
             Console.write("entries\t\(await cache.count())\nbytes\t\(await cache.totalSize())\n")
         case "sweep":
@@ -58,9 +89,9 @@ enum CacheCommand {
             await cache.removeAll()
             Console.write("removed\t\(count)\nremaining\t\(await cache.count())\n")
         case "fill":
-            return await fill(cache, count: options["count"] ?? 100, size: options["size"] ?? 64)
+            return await fill(cache, count: command.count, size: command.size)
         default:
-            Console.error("webimage cache: unknown subcommand \(arguments[0])\n")
+            Console.error("webimage cache: unknown subcommand \(subcommand)\n")
             return 2
         }
         return 0

@@ -19,7 +19,7 @@ struct DecodeCommand {
     static func run(_ arguments: [String]) -> Int32 {
         switch parse(arguments) {
         case .failure(let message):
-            Console.error("webimage decode: \(message)\n\n" + Usage.text)
+            Console.error("webimage decode: \(message)\n\n" + options.help)
             return 2
         case .success(let command):
             return command.decodeAll()
@@ -28,49 +28,54 @@ struct DecodeCommand {
 
     static func parse(_ arguments: [String]) -> ParseResult<DecodeCommand> {
         var command = DecodeCommand()
-        var cursor = ArgumentCursor(arguments)
-        while let argument = cursor.next() {
-            switch argument {
-            case "--checksum": command.checksum = true
-            case "--frames": command.frames = true
-            case "--orient": command.orient = true
-            case "--page":
-                guard let text = cursor.next(), let page = Int(text), page >= 0 else { return .failure("--page needs a page number from 0") }
-                command.page = page
-            case "--icon-size":
-                guard let text = cursor.next(), let side = Int(text), side > 0 else { return .failure("--icon-size needs a positive pixel size") }
-                command.iconSide = side
-            case "--thumbnail":
-                guard let text = cursor.next(), let size = Int(text), size > 0 else {
-                    return .failure("--thumbnail needs a positive pixel size")
-                }
-                command.thumbnail = size
-            case "--transform":
-                guard let text = cursor.next() else { return .failure("--transform needs a specification such as resize=256x256;round=16") }
-                do {
-                    command.transformer = try PipelineTransformer(parsing: text)
-                } catch {
-                    return .failure(error.description)
-                }
-            case "--out":
-                guard let path = cursor.next() else { return .failure("--out needs a directory") }
-                command.outputDirectory = URL(fileURLWithPath: path, isDirectory: true)
-            case "--format":
-                let writable = Self.writableFormatNames
-                guard let name = cursor.next(), let format = ImageFormat(named: name), CoderRegistry.shared.canEncode(format) else {
-                    return .failure("--format takes \(writable)")
-                }
-                command.outputFormat = format
-            case "--":
-                command.files += cursor.remaining()
-            default:
-                if argument.hasPrefix("--") { return .failure("unknown option \(argument)") }
-                command.files.append(argument)
-            }
+        do {
+            try options.parse(arguments, into: &command)
+        } catch {
+            return .failure(error.message)
         }
         if command.files.isEmpty { return .failure("no files given") }
         return .success(command)
     }
+
+    /// `webimage decode`'s flags, declared once: ``parse(_:)`` reads them and `--help` prints them.
+    static let options = CommandOptions<DecodeCommand>(
+        usage: "webimage decode [options] FILE...",
+        summary: """
+        one tab-separated line per file: path, format, width, height, pixel format[, sha256 of RGBA pixels];
+        a file that fails prints: path, error, message (exit code 1)
+        """,
+        options: [
+            .flag("--checksum", help: "add the sha256 of the pixels as 8-bit straight-alpha RGBA (the corpus manifest's definition)") {
+                $0.checksum = true
+            },
+            .flag("--frames", help: "one line per frame instead: path, format, width, height, pixel format, frame (from 0), frames, "
+                      + "stored duration in ms, loop count (0 = forever), sha256 of the composited canvas; a multi-page TIFF: one line "
+                      + "per page") { $0.frames = true },
+            .value("--page", "N", need: "a page number from 0", default: "0", help: "the page of a multi-page file (TIFF) to decode") {
+                command, text in
+                guard let page = Int(text), page >= 0 else { return false }
+                command.page = page
+                return true
+            },
+            .value("--icon-size", "N", need: "a positive pixel size", default: "the largest entry",
+                   help: "an icon's (ICO, CUR) entry nearest N pixels") { command, text in
+                guard let side = Int(text), side > 0 else { return false }
+                command.iconSide = side
+                return true
+            },
+            .flag("--orient", help: "apply the EXIF orientation before reporting and hashing (default: stored pixels)") { $0.orient = true },
+            .thumbnail(\.thumbnail, help: "decode to fit inside N x N pixels (aspect ratio kept, never enlarged)"),
+            .transform(\.transformer, help: "transform each image after decoding (upright first); SPEC: webimage help"),
+            .folder("--out", \.outputDirectory, help: "write each decoded image into DIR as <name>.png (or the --format's extension)"),
+            .value("--format", "F", need: "one of \(writableFormatNames)", default: "png",
+                   help: "the format --out writes, by any name of `webimage formats`; animations stay animated in png (APNG), gif, "
+                       + "webp, avif and jxl") { command, text in
+                guard let format = ImageFormat(named: text), CoderRegistry.shared.canEncode(format) else { return false }
+                command.outputFormat = format
+                return true
+            },
+        ],
+        operand: { command, file in command.files.append(file) })
 
     func decodeAll() -> Int32 {
         if let outputDirectory {

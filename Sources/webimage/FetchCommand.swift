@@ -66,7 +66,7 @@ struct FetchCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         switch parse(arguments) {
         case .failure(let message):
-            Console.error("webimage fetch: \(message)\n\n" + Usage.text)
+            Console.error("webimage fetch: \(message)\n\n" + options.help)
             return 2
         case .success(let command):
             return await command.fetchAll()
@@ -75,66 +75,10 @@ struct FetchCommand {
 
     static func parse(_ arguments: [String]) -> ParseResult<FetchCommand> {
         var command = FetchCommand()
-        var cursor = ArgumentCursor(arguments)
-        while let argument = cursor.next() {
-            switch argument {
-            case "--thumbnail":
-                guard let text = cursor.next(), let size = Int(text), size > 0 else { return .failure("--thumbnail needs a positive pixel size") }
-                command.thumbnail = size
-            case "--transform":
-                guard let text = cursor.next() else { return .failure("--transform needs a specification such as resize=256x256;round=16") }
-                do {
-                    command.transformer = try PipelineTransformer(parsing: text)
-                } catch {
-                    return .failure(error.description)
-                }
-            case "--out":
-                guard let path = cursor.next() else { return .failure("--out needs a directory") }
-                command.outputDirectory = URL(fileURLWithPath: path, isDirectory: true)
-            case "--cache-dir":
-                guard let path = cursor.next() else { return .failure("--cache-dir needs a directory") }
-                command.cacheDirectory = URL(fileURLWithPath: path, isDirectory: true)
-            case "--concurrency":
-                guard let text = cursor.next(), let count = Int(text), count > 0 else { return .failure("--concurrency needs a positive number") }
-                command.concurrency = count
-            case "--refresh":
-                command.refresh = true
-            case "--keep-profile":
-                command.keeps.insert(.preserveColorProfile)
-            case "--keep-copyright":
-                command.keeps.insert(.preserveCopyright)
-            case "--format":
-                let writable = DecodeCommand.writableFormatNames
-                guard let text = cursor.next()?.lowercased() else { return .failure("--format needs auto, \(writable)") }
-                if text == "auto" {
-                    command.variantFormat = .automatic(accept: nil)
-                } else if let format = ImageFormat(named: text), CoderRegistry.shared.canEncode(format) {
-                    command.variantFormat = .exactly(format)
-                } else {
-                    return .failure("--format needs auto, \(writable), not \(text)")
-                }
-            case "--quality":
-                guard let text = cursor.next(), let quality = Double(text), (1...100).contains(quality) else {
-                    return .failure("--quality needs a number from 1 to 100")
-                }
-                command.quality = quality
-            case "--accept":
-                guard let text = cursor.next() else { return .failure("--accept needs an Accept header such as 'image/avif,image/webp,*/*'") }
-                command.accept = text
-            default:
-                switch command.redis.parse(argument, value: { cursor.next() }) {
-                case .parsed: break
-                case .failed(let message): return .failure(message)
-                case .notMine:
-                    switch command.s3.parse(argument, value: { cursor.next() }) {
-                    case .parsed: break
-                    case .failed(let message): return .failure(message)
-                    case .notMine:
-                        if argument.hasPrefix("--") { return .failure("unknown option \(argument)") }
-                        command.urls.append(argument)
-                    }
-                }
-            }
+        do {
+            try options.parse(arguments, into: &command)
+        } catch {
+            return .failure(error.message)
         }
         if command.urls.isEmpty { return .failure("no URL given") }
         do {

@@ -4,9 +4,19 @@ import WebImage
 /// first, comma-separated), media type, file extension, whether a registered coder writes it, its default
 /// quality (`-` for none) and its traits. What the corpus check reads to name the formats it checks.
 enum FormatsCommand {
+    /// `webimage formats` takes no flag and no operand; its help, as every command's.
+    static let options = CommandOptions<Void>(
+        usage: "webimage formats",
+        summary: "every format the registry knows, a tab-separated line each: names, media type, extension, whether the tool "
+            + "writes it, default quality, traits",
+        options: [])
+
     static func run(_ arguments: [String]) -> Int32 {
-        guard arguments.isEmpty else {
-            Console.error("webimage formats: takes no arguments\n")
+        var nothing: Void = ()
+        do {
+            try options.parse(arguments, into: &nothing)
+        } catch {
+            Console.error("webimage formats: \(error.message)\n")
             return 2
         }
         Console.write(lines())

@@ -16,7 +16,7 @@ struct InfoCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         switch parse(arguments) {
         case .failure(let message):
-            Console.error("webimage info: \(message)\n\n" + Usage.text)
+            Console.error("webimage info: \(message)\n\n" + options.help)
             return 2
         case .success(let command):
             return await command.describeAll()
@@ -25,26 +25,32 @@ struct InfoCommand {
 
     static func parse(_ arguments: [String]) -> ParseResult<InfoCommand> {
         var command = InfoCommand()
-        var cursor = ArgumentCursor(arguments)
-        while let argument = cursor.next() {
-            switch argument {
-            case "--json": command.json = true
-            case "--cache-dir":
-                guard let path = cursor.next() else { return .failure("--cache-dir needs a directory") }
-                command.cacheDirectory = URL(fileURLWithPath: path, isDirectory: true)
-            case "--placeholder-pixels":
-                guard let path = cursor.next() else { return .failure("--placeholder-pixels needs a directory") }
-                command.pixelsDirectory = URL(fileURLWithPath: path, isDirectory: true)
-            case "--":
-                command.inputs += cursor.remaining()
-            default:
-                if argument.hasPrefix("--") { return .failure("unknown option \(argument)") }
-                command.inputs.append(argument)
-            }
+        do {
+            try options.parse(arguments, into: &command)
+        } catch {
+            return .failure(error.message)
         }
         if command.inputs.isEmpty { return .failure("no file or URL given") }
         return .success(command)
     }
+
+    /// `webimage info`'s flags, declared once: ``parse(_:)`` reads them and `--help` prints them.
+    static let options = CommandOptions<InfoCommand>(
+        usage: "webimage info [options] FILE|URL...",
+        summary: """
+        the facts of each image through the manager, from a small decode (never a full-size one); one tab-separated line
+        per input: input, format, width, height (upright), frames, bytes, alpha|opaque, EXIF orientation, colour profile
+        name (- when none), BlurHash (4x3), ThumbHash (base64), average and dominant colours (#rrggbbaa), tier
+        (none/memory/disk); or input, error, message (exit code 1)
+        """,
+        options: [
+            .flag("--json", help: "one JSON object per input instead: /info's fields (all of them) plus file and tier") { $0.json = true },
+            .folder("--cache-dir", \.cacheDirectory, default: "a temporary folder, removed at exit", help: "cache the facts and sources there"),
+            .folder("--placeholder-pixels", \.pixelsDirectory,
+                    help: "also write the pixels each encoder read (<n>-blurhash.png, RGB composited over white; <n>-thumbhash.png, "
+                        + "RGBA) and add their paths to the JSON (scripts/placeholder-check.py)"),
+        ],
+        operand: { command, input in command.inputs.append(input) })
 
     func describeAll() async -> Int32 {
         let temporary = cacheDirectory == nil

@@ -12,42 +12,34 @@ struct RedisArguments {
     /// How long a fill claim lives and another process waits for it; nil: the default (10 s).
     var fillWait: Duration?
 
-    enum Outcome {
-        /// Not a Redis option.
-        case notMine
-        case parsed
-        case failed(String)
-    }
-
-    /// Reads `argument` (and its value, through `value`) when it is one of these options.
-    mutating func parse(_ argument: String, value: () -> String?) -> Outcome {
-        switch argument {
-        case "--redis":
-            guard let text = value(), let endpoint = RedisEndpoint(url: text) else {
-                return .failed("--redis needs redis://[:password@]host:port[/db]")
-            }
-            endpoints.append(endpoint)
-            return .parsed
-        case "--redis-namespace":
-            guard let text = value(), !text.isEmpty else { return .failed("--redis-namespace needs a name") }
-            namespace = text
-            return .parsed
-        case "--redis-timeout":
-            guard let text = value(), let milliseconds = Int(text), (1...600_000).contains(milliseconds) else {
-                return .failed("--redis-timeout needs a number of milliseconds from 1 to 600000")
-            }
-            timeout = .milliseconds(milliseconds)
-            return .parsed
-        case "--redis-fill-wait":
-            guard let text = value(), let seconds = Int(text), (1...3600).contains(seconds) else {
-                return .failed("--redis-fill-wait needs a number of seconds from 1 to 3600")
-            }
-            fillWait = .seconds(seconds)
-            return .parsed
-        default:
-            return .notMine
-        }
-    }
+    /// The flags, as `fetch` and `serve` declare them (``CommandOption/lifted(_:)``).
+    static let options: [CommandOption<RedisArguments>] = [
+        .value("--redis", "URL", need: "redis://[:password@]host:port[/db]",
+               help: "a shared cache tier on Redis behind the memory and disk tiers (repeat for several servers; keys spread by "
+                   + "rendezvous hashing): processes sharing it fetch each URL once between them; a failing Redis only slows loads") {
+            arguments, text in
+            guard let endpoint = RedisEndpoint(url: text) else { return false }
+            arguments.endpoints.append(endpoint)
+            return true
+        },
+        .value("--redis-namespace", "NAME", need: "a name", default: "default", help: "keys are webimage:v1:NAME:<md5>") { arguments, text in
+            guard !text.isEmpty else { return false }
+            arguments.namespace = text
+            return true
+        },
+        .value("--redis-timeout", "MS", need: "a number of milliseconds from 1 to 600000", default: "250",
+               help: "Redis's connect and command time-out") { arguments, text in
+            guard let milliseconds = Int(text), (1...600_000).contains(milliseconds) else { return false }
+            arguments.timeout = .milliseconds(milliseconds)
+            return true
+        },
+        .value("--redis-fill-wait", "S", need: "a number of seconds from 1 to 3600", default: "10",
+               help: "how long a process's claim to fetch a URL for the fleet lives, and others wait for it") { arguments, text in
+            guard let seconds = Int(text), (1...3600).contains(seconds) else { return false }
+            arguments.fillWait = .seconds(seconds)
+            return true
+        },
+    ]
 
     /// `local`, with the Redis tier behind it when servers were given.
     func cache(over local: ImageCache) -> any ImageCaching {

@@ -12,28 +12,35 @@ struct S3Arguments {
     var bucket: String?
     var namespace = "default"
 
-    /// Reads `argument` (and its value, through `value`) when it is one of these options.
-    mutating func parse(_ argument: String, value: () -> String?) -> RedisArguments.Outcome {
-        switch argument {
-        case "--s3-endpoint":
-            guard let text = value(), let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-                return .failed("--s3-endpoint needs an http(s) URL such as http://127.0.0.1:9000")
-            }
-            endpoint = url
-        case "--s3-region":
-            guard let text = value(), !text.isEmpty else { return .failed("--s3-region needs a region name such as eu-west-1") }
-            region = text
-        case "--s3-bucket":
-            guard let text = value(), !text.isEmpty, !text.contains("/") else { return .failed("--s3-bucket needs a bucket name") }
-            bucket = text
-        case "--s3-namespace":
-            guard let text = value(), !text.isEmpty else { return .failed("--s3-namespace needs a name") }
-            namespace = text
-        default:
-            return .notMine
-        }
-        return .parsed
-    }
+    /// The flags, as `fetch` and `serve` declare them (``CommandOption/lifted(_:)``).
+    static let options: [CommandOption<S3Arguments>] = [
+        .value("--s3-bucket", "NAME", need: "a bucket name",
+               help: "a durable shared tier in an S3-compatible bucket, behind memory, disk and Redis: hits are promoted into "
+                   + "them, stores reach the bucket in the background. Credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, "
+                   + "AWS_SESSION_TOKEN. s3://bucket/key sources load with or without it") { arguments, text in
+            guard !text.isEmpty, !text.contains("/") else { return false }
+            arguments.bucket = text
+            return true
+        },
+        .value("--s3-endpoint", "URL", need: "an http(s) URL such as http://127.0.0.1:9000", default: "AWS: https://s3.REGION.amazonaws.com",
+               help: "the store (path-style addressing for a custom endpoint such as MinIO's)") { arguments, text in
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else { return false }
+            arguments.endpoint = url
+            return true
+        },
+        .value("--s3-region", "NAME", need: "a region name such as eu-west-1", default: "AWS_REGION, else us-east-1",
+               help: "the signing region") { arguments, text in
+            guard !text.isEmpty else { return false }
+            arguments.region = text
+            return true
+        },
+        .value("--s3-namespace", "NAME", need: "a name", default: "default", help: "keys are webimage/v1/NAME/<md5>; entries live 7 days") {
+            arguments, text in
+            guard !text.isEmpty else { return false }
+            arguments.namespace = text
+            return true
+        },
+    ]
 
     /// Checks the options as the tier will use them.
     /// - Throws: ``S3ClientConfig/Invalid``, ``S3TierConfig/Invalid``.

@@ -96,7 +96,7 @@ struct ServeCommand {
 
     static func run(_ arguments: [String]) async -> Int32 {
         if arguments.contains("--help") || arguments.contains("-h") {
-            Console.write("usage: " + Usage.serve.drop(while: { $0 == " " }))
+            Console.write(options.help)
             return 0
         }
         let command: ServeCommand
@@ -118,108 +118,10 @@ struct ServeCommand {
         } catch {
             return .failure("\(error)")
         }
-        var cursor = ArgumentCursor(arguments)
-        while let argument = cursor.next() {
-            switch argument {
-            case "--bind":
-                guard let text = cursor.next() else { return .failure("--bind needs an address") }
-                command.bind = text
-                command.bindIsExplicit = true
-            case "--port":
-                guard let text = cursor.next(), let port = UInt16(text) else { return .failure("--port needs a number from 0 to 65535") }
-                command.port = port
-            case "--cache-dir":
-                guard let path = cursor.next() else { return .failure("--cache-dir needs a folder") }
-                command.cacheDirectory = URL(fileURLWithPath: path, isDirectory: true)
-            case "--key":
-                guard let text = cursor.next() else { return .failure("--key needs a hex string") }
-                command.keyHex = text
-            case "--salt":
-                guard let text = cursor.next() else { return .failure("--salt needs a hex string") }
-                command.saltHex = text
-            case "--unsigned": command.unsigned = true
-            case "--demo": command.demo = true
-            case "--max-inflight":
-                guard let text = cursor.next(), let count = Int(text), count > 0 else { return .failure("--max-inflight needs a positive number") }
-                command.maxInFlight = count
-            case "--queue":
-                guard let text = cursor.next(), let count = Int(text), count >= 0 else { return .failure("--queue needs a number") }
-                command.queue = count
-            case "--allow-host":
-                guard let text = cursor.next() else { return .failure("--allow-host needs a host or *.domain pattern") }
-                command.allowedHosts.append(text)
-            case "--memory-limit":
-                guard let text = cursor.next(), let megabytes = Int(text), megabytes >= 0 else {
-                    return .failure("--memory-limit needs a number of MiB (0: no memory tier)")
-                }
-                command.memoryLimit = megabytes << 20
-            case "--variant-memory-limit":
-                guard let text = cursor.next(), let megabytes = Int(text), megabytes >= 0 else {
-                    return .failure("--variant-memory-limit needs a number of MiB (0: no memory tier of variants)")
-                }
-                command.variantMemoryLimit = megabytes << 20
-            case "--malloc-arenas":
-                guard let text = cursor.next(), let count = Int(text), (1...64).contains(count) else {
-                    return .failure("--malloc-arenas needs a number from 1 to 64")
-                }
-                command.mallocArenas = count
-            case "--malloc-trim-interval":
-                guard let text = cursor.next(), let milliseconds = Int(text), (0...60_000).contains(milliseconds) else {
-                    return .failure("--malloc-trim-interval needs a number of milliseconds from 0 (never) to 60000")
-                }
-                command.mallocTrimInterval = .milliseconds(milliseconds)
-            case "--preset":
-                guard let text = cursor.next() else { return .failure("--preset needs NAME=OPTION/OPTION/...") }
-                switch Self.addPreset(text, to: &command.presets) {
-                case .success: break
-                case .failure(let message): return .failure(message)
-                }
-            case "--presets-file":
-                guard let path = cursor.next(), let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                    return .failure("--presets-file needs a readable file of NAME=OPTIONS lines")
-                }
-                for line in text.split(whereSeparator: \.isNewline) {
-                    let entry = line.trimmingCharacters(in: .whitespaces)
-                    guard !entry.isEmpty, !entry.hasPrefix("#") else { continue }
-                    switch Self.addPreset(entry, to: &command.presets) {
-                    case .success: break
-                    case .failure(let message): return .failure(message)
-                    }
-                }
-            case "--allow-security-options": command.allowsSecurityOptions = true
-            case "--local-root":
-                guard let path = cursor.next() else { return .failure("--local-root needs a folder") }
-                command.localRoot = URL(fileURLWithPath: path, isDirectory: true)
-            case "--watermark":
-                guard let text = cursor.next() else { return .failure("--watermark needs an image file or URL") }
-                command.watermark = text
-            case "--auto-format": command.server.autoFormats = [.avif, .webp]
-            case "--keep-sources": command.keepsSources = true
-            case "--realtime-http": command.runsNetworkThreadsInRealTime = true
-            case "--disk-limit":
-                guard let text = cursor.next(), let megabytes = Int(text), megabytes >= 0 else {
-                    return .failure("--disk-limit needs a number of MiB (0: no limit)")
-                }
-                command.diskLimit = megabytes << 20
-            case "--source-policy":
-                switch cursor.next() {
-                case "default": command.sourcePolicy = .imgproxy
-                case "loopback": command.sourcePolicy = .standard
-                case "public-only": command.sourcePolicy = .publicOnly
-                default: return .failure("--source-policy is default, loopback or public-only")
-                }
-            default:
-                switch command.redis.parse(argument, value: { cursor.next() }) {
-                case .parsed: break
-                case .failed(let message): return .failure(message)
-                case .notMine:
-                    switch command.s3.parse(argument, value: { cursor.next() }) {
-                    case .parsed: break
-                    case .failed(let message): return .failure(message)
-                    case .notMine: return .failure("unknown option \(argument)")
-                    }
-                }
-            }
+        do {
+            try options.parse(arguments, into: &command)
+        } catch {
+            return .failure(error.message)
         }
         if command.keyHex != nil && command.unsigned { return .failure("--key and --unsigned exclude each other") }
         if (command.keyHex == nil) != (command.saltHex == nil) { return .failure("--key and --salt go together") }
@@ -257,7 +159,7 @@ struct ServeCommand {
         return url
     }
 
-    private static func addPreset(_ text: String, to presets: inout [String: [String]]) -> ParseResult<Void> {
+    static func addPreset(_ text: String, to presets: inout [String: [String]]) -> ParseResult<Void> {
         do {
             let preset = try ImageServerConfig.preset(parsing: text)
             presets[preset.name] = preset.options

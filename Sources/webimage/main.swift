@@ -28,6 +28,11 @@ CoderRegistry.shared.add(SVGCoder())
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32
+if let command = arguments.first, arguments.count >= 2, ["--help", "-h"].contains(arguments[1]), let help = Usage.help(for: command) {
+    Console.write(help)   // webimage COMMAND --help
+    Console.flush()
+    exit(0)
+}
 switch arguments.first {
 case nil:
     status = await DemoCommand().run()
@@ -46,8 +51,18 @@ case "formats":
 case "health":
     status = await HealthCommand.run(Array(arguments.dropFirst()))
 case "help", "-h", "--help":
-    Console.write(arguments.dropFirst().first == "serve" ? "usage: " + Usage.serve.drop(while: { $0 == " " }) : Usage.text)
-    status = 0
+    if let command = arguments.dropFirst().first {
+        if let help = Usage.help(for: command) {
+            Console.write(help)
+            status = 0
+        } else {
+            Console.error("webimage: no command '\(command)'\n\n" + Usage.text)
+            status = 2
+        }
+    } else {
+        Console.write(Usage.text)
+        status = 0
+    }
 default:
     Console.error("webimage: unknown command '\(arguments[0])'\n\n" + Usage.text)
     status = 2

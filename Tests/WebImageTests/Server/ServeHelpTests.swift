@@ -8,32 +8,41 @@ import Testing
 /// help serve`) naming every flag the parser takes, and `webimage health`, whose exit status is the
 /// health check. Run as the built tool, in child processes.
 @Suite struct ServeHelpTests {
-    /// Every `--flag` `webimage serve` parses (read from the parsers' sources, so a new flag without
-    /// a line in the help fails here).
-    static func parsedFlags() throws -> Set<String> {
-        let files = ["ServeCommand.swift", "RedisArguments.swift", "S3Arguments.swift"]
-        var flags: Set<String> = []
-        for file in files {
-            let text = try String(contentsOf: Corpus.packageRoot.appendingPathComponent("Sources/webimage/\(file)"), encoding: .utf8)
-            let regex = try Regex(#"case "(--[a-z0-9-]+)""#)
-            for match in text.matches(of: regex) { if let flag = match.output[1].substring { flags.insert(String(flag)) } }
+    /// Every command's help is made from the flags it parses (``CommandOptions``): `webimage COMMAND --help`,
+    /// `-h` and `webimage help COMMAND` exit 0 and name every declared flag with its value and default.
+    @Test func everyCommandsHelpNamesEveryFlagItParsesWithItsDefault() async throws {
+        let declared: [(String, [(name: String, value: String?, defaultValue: String?)])] = [
+            ("decode", DecodeCommand.options.options.map { ($0.name, $0.value, $0.defaultValue) }),
+            ("fetch", FetchCommand.options.options.map { ($0.name, $0.value, $0.defaultValue) }),
+            ("info", InfoCommand.options.options.map { ($0.name, $0.value, $0.defaultValue) }),
+            ("serve", ServeCommand.options.options.map { ($0.name, $0.value, $0.defaultValue) }),
+            ("cache", CacheCommand.options.options.map { ($0.name, $0.value, $0.defaultValue) }),
+        ]
+        let serveFlags = Set(declared[3].1.map(\.name))
+        #expect(serveFlags.count > 30 && serveFlags.isSuperset(of: ["--bind", "--redis", "--s3-bucket", "--preset", "--auto-format"]))
+        for (command, flags) in declared {
+            for arguments in [[command, "--help"], [command, "-h"], ["help", command]] {
+                let outcome = try await ChildProcess.run(arguments)
+                #expect(outcome.exitedCleanly && outcome.outputText.hasPrefix("usage: webimage \(command)"), "\(arguments)")
+                let text = outcome.outputText.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+                for flag in flags {
+                    #expect(text.contains(flag.name + (flag.value.map { " " + $0 } ?? "")), "\(arguments) does not name \(flag.name)")
+                    if let value = flag.defaultValue {
+                        let words = value.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+                        #expect(text.contains("(default \(words))"), "\(arguments): \(flag.name)'s default")
+                    }
+                }
+            }
         }
-        return flags
-    }
-
-    @Test func serveHelpNamesEveryFlagAndExitsZero() async throws {
-        let flags = try Self.parsedFlags()
-        #expect(flags.count > 25 && flags.contains("--bind") && flags.contains("--redis") && flags.contains("--s3-bucket"))
-        for arguments in [["serve", "--help"], ["serve", "-h"], ["help", "serve"]] {
-            let outcome = try await ChildProcess.run(arguments)
-            #expect(outcome.exitedCleanly, "\(arguments)")
-            let missing = flags.filter { !outcome.outputText.contains($0) }
-            #expect(missing.isEmpty, "\(arguments) does not name \(missing.sorted())")
-            #expect(outcome.outputText.hasPrefix("usage: webimage serve"), "\(arguments)")
-            #expect(outcome.outputText.contains("webimage health"))
-            let unnamed = ImgproxyEnvironment.honouredNames.filter { !outcome.outputText.contains($0) }
-            #expect(unnamed.isEmpty, "\(arguments) does not name \(unnamed)")
-        }
+        let serve = try await ChildProcess.run(["serve", "--help"])
+        let unnamed = ImgproxyEnvironment.honouredNames.filter { !serve.outputText.contains($0) }
+        #expect(unnamed.isEmpty, "serve --help does not name \(unnamed)")
+        let all = try await ChildProcess.run(["help"])
+        #expect(all.exitedCleanly && ["decode", "fetch", "info", "serve", "cache", "health", "formats"].allSatisfy {
+            all.outputText.contains("usage: webimage \($0)")
+        } && all.outputText.contains("SPEC (for --transform)"))
+        let unknown = try await ChildProcess.run(["serve", "--no-such-flag"])
+        #expect(unknown.status == 2 && unknown.errorText.contains("unknown option --no-such-flag"))
     }
 
     @Test func healthExitsZeroOnlyWhenTheServerAnswers200() async throws {
