@@ -137,8 +137,11 @@ public final class RedisTier: Sendable {
         _ = await run([release], on: node)
     }
 
-    /// Deletes every entry of this namespace on every server (`SCAN MATCH` + `UNLINK`).
-    public func removeAll() async {
+    /// Deletes every entry of this namespace on every server (`SCAN MATCH` + `UNLINK`); returns how
+    /// many keys it asked to unlink.
+    @discardableResult
+    public func removeAll() async -> Int {
+        var removed = 0
         // The namespace is matched literally: glob characters in it are escaped.
         let pattern = prefix.reduce(into: "") { text, character in
             if "*?[]\\".contains(character) { text.append("\\") }
@@ -154,9 +157,10 @@ public final class RedisTier: Sendable {
                       case .array(let keys) = parts[1] else { break }
                 cursor = String(decoding: next, as: UTF8.self)
                 let names = keys.compactMap { reply -> Data? in if case .string(let name) = reply { name } else { nil } }
-                if !names.isEmpty { _ = await run([[Data("UNLINK".utf8)] + names], on: node) }
+                if !names.isEmpty, await run([[Data("UNLINK".utf8)] + names], on: node) != nil { removed += names.count }
             } while cursor != "0"
         }
+        return removed
     }
 
     /// Counters since the tier was created.

@@ -1,11 +1,13 @@
 import WebImage
 
-extension RedisImageCache: SharedTierReporting {
-    /// The Redis tier's counters (``RedisTier/statistics``) and breaker state, as an image server's
-    /// `/metrics` shows them (`tier="redis"`).
-    public var sharedTierReport: SharedTierReport {
-        let statistics = shared.statistics
-        let breakers = shared.breakerState
+extension RedisTier: SharedCacheTier {
+    /// `true`: Redis coordinates the fleet's fills (``beginFill(forKey:)``).
+    public var coordinatesFills: Bool { true }
+
+    /// The counters (``statistics``) and breaker state, as an image server's `/metrics` shows them (`tier="redis"`).
+    public var report: SharedTierReport {
+        let statistics = self.statistics
+        let breakers = breakerState
         var report = SharedTierReport(name: "redis")
         report.hits = statistics.hits
         report.misses = statistics.misses
