@@ -235,7 +235,11 @@ final class Gate: Sendable {
 
     /// A drip that takes 20 s: any of these downloads that finishes did not time out.
     /// 20 s of drip (longer under ThreadSanitizer, whose slowness must not let it end before the test does).
-    var endlessDrip: TestResponse { TestResponse(body: body, drip: (chunkSize: 50, interval: .milliseconds(50) * testTimeScale)) }
+    /// 50 bytes every 50 ms of a 2 MB body: 2,000 s, longer than any test waits (the 20 KB body ended
+    /// under a loaded machine's delays before a test cancelled it).
+    var endlessDrip: TestResponse {
+        TestResponse(body: Data(repeating: 7, count: 2_000_000), drip: (chunkSize: 50, interval: .milliseconds(50) * testTimeScale))
+    }
 
     @Test func downloadsStartedAtDifferentTimesEachTimeOut() async throws {
         server.route("/drip-a", endlessDrip)
