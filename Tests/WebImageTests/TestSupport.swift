@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import WebImage
 
 /// Helpers the tests share.
@@ -26,12 +27,24 @@ struct SplitMix: RandomNumberGenerator {
     }
 }
 
-/// Polls `condition` every 5 ms until it holds or `timeout` passes (then the test's own expectation
-/// reports the failure). Generous, because the whole suite on two cores can starve a test for many
-/// seconds; a passing wait returns as soon as the condition holds.
-func waitUntil(timeout: Duration = .seconds(60), _ condition: () async -> Bool) async throws {
+/// Polls `condition` every 5 ms until it holds, or throws ``WaitTimedOut`` naming the wait once `timeout`
+/// passes. Generous, because the whole suite on two cores can starve a test for many seconds; a passing
+/// wait returns as soon as the condition holds.
+func waitUntil(timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
+               _ condition: () async -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout * testTimeScale
-    while !(await condition()) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    while !(await condition()) {
+        guard ContinuousClock.now < deadline else { throw WaitTimedOut(timeout: timeout * testTimeScale, sourceLocation: sourceLocation) }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
+
+/// A ``waitUntil(timeout:sourceLocation:_:)`` whose condition never held: names the wait, so a test that
+/// starved says where instead of failing later on what the wait was for.
+struct WaitTimedOut: Error, CustomStringConvertible {
+    let timeout: Duration
+    let sourceLocation: SourceLocation
+    var description: String { "the condition waited for at \(sourceLocation) did not hold within \(timeout)" }
 }
 
 /// How much longer than usual waits may take: `WEBIMAGE_TEST_TIME_SCALE` (scripts/tsan.sh sets it,
