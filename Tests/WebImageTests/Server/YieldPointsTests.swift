@@ -18,12 +18,16 @@ import WebImageWebP
     }
 
     @Test func aThreadWithAnIntervalYieldsAndOneWithoutNever() async {
-        /// Yield points passed for 20 ms of a busy loop; the yields made.
+        /// Yield points passed for 20 ms of a busy loop (with an interval: until two yields, within 10 s, as a
+        /// machine that takes the core away for most of 20 ms leaves one); the yields made.
         @Sendable func spin(interval: UInt32?) -> UInt {
             if let interval { wi_thread_set_yield_interval(interval) }
             let before = wi_thread_yield_count()
-            let end = ContinuousClock.now + .milliseconds(20)
-            while ContinuousClock.now < end { wi_yield_point() }
+            let started = ContinuousClock.now
+            while ContinuousClock.now < started + .milliseconds(20)
+                || (interval ?? 0 > 0 && wi_thread_yield_count() - before < 2 && ContinuousClock.now < started + .seconds(10)) {
+                wi_yield_point()
+            }
             return wi_thread_yield_count() - before
         }
         let yielded = await onThread { spin(interval: 100) }
@@ -69,16 +73,18 @@ import WebImageWebP
         let (points, checks, yielded) = await onThread { () -> (UInt, UInt, UInt) in
             wi_thread_set_yield_interval(200)
             let checksBefore = wi_thread_yield_checks(), yieldsBefore = wi_thread_yield_count()
+            // Until two yields and 10,000 points at least (about 20 ms on an idle core), bounded by 10 s: a
+            // fixed 20 ms saw one yield when the machine took the thread's core away for most of it.
             var points: UInt = 0
-            let end = ContinuousClock.now + .milliseconds(20)
-            while ContinuousClock.now < end {
+            let end = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < end && (points < 10_000 || wi_thread_yield_count() - yieldsBefore < 2) {
                 for _ in 0..<16 { wi_yield_point() }
                 points += 16
             }
             return (points, wi_thread_yield_checks() - checksBefore, wi_thread_yield_count() - yieldsBefore)
         }
         #expect(checks > 0 && checks * 8 <= points, "\(checks) clock readings for \(points) yield points")
-        #expect(yielded >= 2, "20 ms at a 200 µs interval: \(yielded) yields")
+        #expect(yielded >= 2, "at a 200 µs interval: \(yielded) yields in \(points) points")
     }
 
     /// A 2000×1500 JPEG decoded on a cold-work thread passes the decoder's yield points (each batch of
