@@ -138,10 +138,7 @@ struct ImageRequestHandler: Sendable {
             switch imageRequest(for: request) {
             case .failure(let refusal): return .answer(refusal.response)
             case .success(let image):
-                guard !image.passesSource,
-                      let warm = manager.memoryCachedVariant(url: image.source, format: image.parameters.format,
-                                                             encoding: image.parameters.encoding, options: image.parameters.options,
-                                                             context: image.parameters.context) else { return .image(image) }
+                guard !image.passesSource, let warm = manager.memoryCachedVariant(image.prepared) else { return .image(image) }
                 metrics.recordCachedResult(warm)
                 return .answer(response(for: warm, image: image, request: request))
             }
@@ -214,6 +211,8 @@ struct ImageRequestHandler: Sendable {
         var parsed: ProcessingRequest
         var source: URL
         var parameters: VariantParameters
+        /// The variant request, made ready once: its key serves the memory lookup, the stored lookup and the load.
+        var prepared: PreparedVariant
         /// `raw`, or `skip_processing` listing formats: the source's own bytes may be the answer.
         var passesSource: Bool { parsed.raw || !parsed.skipProcessing.isEmpty }
     }
@@ -227,9 +226,11 @@ struct ImageRequestHandler: Sendable {
             try parsed.checkWritable(by: config.coders)
             return parsed
         }).map { parsed, source in
-            ImageRequest(parsed: parsed, source: source,
-                         parameters: VariantParameters(request: parsed, accept: request.accept, formats: formatPolicy,
-                                                       watermark: config.watermark, limits: manager.config.limits))
+            let parameters = VariantParameters(request: parsed, accept: request.accept, formats: formatPolicy, watermark: config.watermark,
+                                               limits: manager.config.limits)
+            let prepared = manager.prepareVariant(url: source, format: parameters.format, encoding: parameters.encoding,
+                                                  options: parameters.options, context: parameters.context)
+            return ImageRequest(parsed: parsed, source: source, parameters: parameters, prepared: prepared)
         }
     }
 
@@ -239,11 +240,9 @@ struct ImageRequestHandler: Sendable {
     private func image(_ image: ImageRequest, for request: HTTPRequest, reservedColdThread: Bool) async -> HTTPResponse {
         var reserved = reservedColdThread
         defer { if reserved { slots.endReservation() } }
-        let (source, parameters) = (image.source, image.parameters)
         // A warm variant is answered before a processing slot is taken: it never waits for one and
         // is never refused with 429.
-        if !image.passesSource, let warm = await manager.cachedVariant(url: source, format: parameters.format, encoding: parameters.encoding,
-                                                                 options: parameters.options, context: parameters.context) {
+        if !image.passesSource, let warm = await manager.cachedVariant(image.prepared) {
             metrics.recordCachedResult(warm)
             return response(for: warm, image: image, request: request)
         }
@@ -288,13 +287,21 @@ struct ImageRequestHandler: Sendable {
         if passesSource, let answer = await sourceBytes(for: parsed, source: source, request: request) {
             return answer
         }
-        var context = parameters.context
-        context.workExecutor = coldWork
-        if !config.keepsSources { (context.originalQueryCacheType, context.originalStoreCacheType) = (.none, .none) }
+        // Where its work runs and whether sources are kept: settings of the load, not of the key, set on
+        // the cold path only.
+        let coldWork = self.coldWork, keepsSources = config.keepsSources
+        let loadSettings = { (context: inout WebImageContext) in
+            context.workExecutor = coldWork
+            if !keepsSources { (context.originalQueryCacheType, context.originalStoreCacheType) = (.none, .none) }
+        }
+        let prepared = image.prepared.changingLoadSettings(loadSettings)
+        var context = parameters.context   // the fallback picture's load
+        loadSettings(&context)
         do {
+            // The stored bytes were looked at before the slot was taken (``image(_:for:reservedColdThread:)``),
+            // unless the source's own bytes might have been the answer.
             let variant = try await withTaskExecutorPreference(coldWork) {
-                try await manager.loadVariant(url: source, format: parameters.format, encoding: parameters.encoding,
-                                              options: parameters.options, context: context)
+                try await manager.loadVariant(prepared, storedBytesChecked: !passesSource)
             }
             return response(for: variant, image: image, request: request)
         } catch let error as WebImageError {

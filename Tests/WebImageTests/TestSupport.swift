@@ -1,3 +1,4 @@
+import CSystemTuning
 import Foundation
 import Testing
 @testable import WebImage
@@ -63,10 +64,15 @@ let testMemoryScale: Int = Int(ProcessInfo.processInfo.environment["WEBIMAGE_TES
 /// continuation: TSan reported the caller's first read of an image decoded here as racing with its
 /// initializer on the thread (`scripts/tsan.sh`, the whole suite), the continuation's hand-off not
 /// being an edge it saw.
+///
+/// The thread runs at nice 5, as the server runs its cold work lowered: the suite's long CPU work
+/// (corpus decodes, big encodes) then leaves the cores to the tests that wait for events (downloads,
+/// servers, time-outs), which stalled behind it for tens of seconds on two cores.
 func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     let handOff = HandOff<T>()
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
         Thread {
+            _ = wi_thread_set_nice(5)
             handOff.put(Result { try body() })
             continuation.resume()
         }.start()

@@ -29,17 +29,23 @@ extension WebImageManager {
     ///   `encodingFailed` when no coder can write the format (or its library fails), `shutDown`.
     public func loadVariant(url: URL?, format: VariantFormat = .automatic(accept: nil), encoding: EncodeOptions = EncodeOptions(),
                             options: WebImageOptions = [], context: WebImageContext = WebImageContext()) async throws -> ImageVariant {
-        guard observerSlot.isObserved, let url else {
+        guard let url else { throw WebImageError.invalidURL(nil) }
+        return try await loadVariant(prepareVariant(url: url, format: format, encoding: encoding, options: options, context: context))
+    }
+
+    /// Runs `body` and, when the manager is observed, reports its variant (or failure) with the key,
+    /// the encode and the total time it fills in.
+    func reportingVariant(url: URL, _ body: (inout VariantLoadReport?) async throws -> ImageVariant) async throws -> ImageVariant {
+        guard observerSlot.isObserved else {
             var unobserved: VariantLoadReport? = nil
-            return try await variant(url: url, format: format, encoding: encoding, options: options, context: context, report: &unobserved)
+            return try await body(&unobserved)
         }
         let started = ContinuousClock.now
         var report: VariantLoadReport? = VariantLoadReport(url: url, variantKey: nil, format: nil, byteCount: 0, cacheType: .none,
                                                            totalDuration: .zero)
         let result: Result<ImageVariant, any Error>
         do {
-            result = .success(try await variant(url: url, format: format, encoding: encoding, options: options, context: context,
-                                                report: &report))
+            result = .success(try await body(&report))
         } catch {
             result = .failure(error)
         }
@@ -58,32 +64,29 @@ extension WebImageManager {
         return try result.get()
     }
 
-    /// ``loadVariant(url:format:encoding:options:context:)``, filling `report` (when observed) with
-    /// the key, whether the caller joined an encode, and the encode's time. Inlined: a warm memory
-    /// hit is the server's hot path, and a second async frame cost it a fifth of its speed.
+    /// A prepared variant from the memory tier, the stored bytes (unless `storedBytesChecked`), or
+    /// the pipeline, filling `report` (when observed) with the key, whether the caller joined an
+    /// encode, and the encode's time. Inlined: a warm memory hit is the server's hot path, and a
+    /// second async frame cost it a fifth of its speed.
     @inline(__always)
-    private func variant(url: URL?, format: VariantFormat, encoding: EncodeOptions, options: WebImageOptions,
-                         context: WebImageContext, report: inout VariantLoadReport?) async throws -> ImageVariant {
-        guard let url, !url.absoluteString.isEmpty else { throw WebImageError.invalidURL(url?.absoluteString) }
+    func variant(_ prepared: PreparedVariant, storedBytesChecked: Bool, report: inout VariantLoadReport?) async throws -> ImageVariant {
+        let url = prepared.url
+        guard !url.absoluteString.isEmpty else { throw WebImageError.invalidURL(url.absoluteString) }
         if isShutDown { throw WebImageError.shutDown(url: url) }
-        var options = options
-        var context = context
-        if hotFlags.load(ordering: .relaxed) & HotFlag.processesOptions.rawValue != 0 {
-            config.optionsProcessor?(url, &options, &context)
-        }
-        let coders = context.coders ?? self.coders
-        let choice = Self.formatChoice(format, coders: coders)
-        let variantKey = variantCacheKey(for: url, choice: choice, encoding: encoding, context: context, options: options)
+        let (options, context, variantKey) = (prepared.options, prepared.context, prepared.key)
         report?.variantKey = variantKey
         let cache = context.cache ?? self.cache
-        if let variantKey, !options.contains(.fromLoaderOnly),
-           let variant = await lookUpVariant(forKey: variantKey, context: context, cache: cache) {
-            return variant
+        if let variantKey, !options.contains(.fromLoaderOnly) {
+            if storedBytesChecked {
+                if let variant = memoryVariant(forKey: variantKey, context: context) { return variant }
+            } else if let variant = await lookUpVariant(forKey: variantKey, context: context, cache: cache) {
+                return variant
+            }
         }
         if options.contains(.fromCacheOnly) { throw WebImageError.notInCache(url: url) }
         let shareKey = variantKey ?? UUID().uuidString
-        let pipeline = VariantPipeline(manager: self, url: url, choice: choice, encoding: encoding, options: options, context: context,
-                                       coders: coders, cache: cache, variantKey: variantKey)
+        let pipeline = VariantPipeline(manager: self, url: url, choice: prepared.choice, encoding: prepared.encoding, options: options,
+                                       context: context, coders: prepared.coders, cache: cache, variantKey: variantKey)
         var joined = false
         let encoded = try await variantCoalescer.run(key: shareKey, cancellation: .cancelled(url: url), refusal: .shutDown(url: url),
                                                      events: nil, joined: { joined = $0 },
@@ -102,10 +105,8 @@ extension WebImageManager {
     /// work. The options processor runs as for a load.
     public func cachedVariant(url: URL, format: VariantFormat = .automatic(accept: nil), encoding: EncodeOptions = EncodeOptions(),
                               options: WebImageOptions = [], context: WebImageContext = WebImageContext()) async -> ImageVariant? {
-        guard let (key, context) = cachedVariantLookup(url: url, format: format, encoding: encoding, options: options, context: context) else {
-            return nil
-        }
-        return await lookUpVariant(forKey: key, context: context, cache: context.cache ?? cache)
+        guard !url.absoluteString.isEmpty, !isShutDown else { return nil }
+        return await cachedVariant(prepareVariant(url: url, format: format, encoding: encoding, options: options, context: context))
     }
 
     /// The variant as ``cachedVariant(url:format:encoding:options:context:)`` would answer it from the
@@ -115,32 +116,14 @@ extension WebImageManager {
     /// memory hit like ``cachedVariant(url:format:encoding:options:context:)``; a miss counts nothing.
     public func memoryCachedVariant(url: URL, format: VariantFormat = .automatic(accept: nil), encoding: EncodeOptions = EncodeOptions(),
                                     options: WebImageOptions = [], context: WebImageContext = WebImageContext()) -> ImageVariant? {
-        cachedVariantLookup(url: url, format: format, encoding: encoding, options: options, context: context).flatMap {
-            memoryVariant(forKey: $0.key, context: $0.context)
-        }
-    }
-
-    /// The key a cached variant is looked up under, and the context to look with (the options
-    /// processor applied); `nil` when nothing may be looked up (an empty URL, a shut-down manager,
-    /// `.fromLoaderOnly`, or a key filter that caches nothing).
-    private func cachedVariantLookup(url: URL, format: VariantFormat, encoding: EncodeOptions, options: WebImageOptions,
-                                     context: WebImageContext) -> (key: String, context: WebImageContext)? {
         guard !url.absoluteString.isEmpty, !isShutDown else { return nil }
-        var options = options
-        var context = context
-        if hotFlags.load(ordering: .relaxed) & HotFlag.processesOptions.rawValue != 0 {
-            config.optionsProcessor?(url, &options, &context)
-        }
-        guard !options.contains(.fromLoaderOnly),
-              let key = variantCacheKey(for: url, choice: Self.formatChoice(format, coders: context.coders ?? coders), encoding: encoding,
-                                        context: context, options: options) else { return nil }
-        return (key, context)
+        return memoryCachedVariant(prepareVariant(url: url, format: format, encoding: encoding, options: options, context: context))
     }
 
     /// The variant stored under `key` in the memory tier of encoded bytes, else in `cache`'s stored
     /// bytes (promoted to memory when the context stores there), as the context's query tiers allow.
     @inline(__always)
-    private func lookUpVariant(forKey key: String, context: WebImageContext, cache: any ImageCaching) async -> ImageVariant? {
+    func lookUpVariant(forKey key: String, context: WebImageContext, cache: any ImageCaching) async -> ImageVariant? {
         if let variant = memoryVariant(forKey: key, context: context) { return variant }
         if context.queryCacheType.includesDisk, let variant = await storedVariant(forKey: key, in: cache) {
             counters.add(\.variantDiskHits)
@@ -153,7 +136,7 @@ extension WebImageManager {
     /// The variant under `key` in the memory tier of encoded bytes, when the context queries memory
     /// (a hit counted).
     @inline(__always)
-    private func memoryVariant(forKey key: String, context: WebImageContext) -> ImageVariant? {
+    func memoryVariant(forKey key: String, context: WebImageContext) -> ImageVariant? {
         guard context.queryCacheType.includesMemory, let variant = variantMemory.value(forKey: key) else { return nil }
         counters.addVariantMemoryHit()
         return variant
@@ -177,7 +160,7 @@ extension WebImageManager {
                         options: options)
     }
 
-    private func variantCacheKey(for url: URL, choice: FormatChoice, encoding: EncodeOptions, context: WebImageContext,
+    func variantCacheKey(for url: URL, choice: FormatChoice, encoding: EncodeOptions, context: WebImageContext,
                                  options: WebImageOptions) -> String? {
         cacheKey(for: url, context: context, options: options).map {
             CacheKeys.inserting(Self.variantPart(choice: choice, encoding: encoding, options: options), into: $0)

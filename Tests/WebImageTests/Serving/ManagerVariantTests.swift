@@ -274,3 +274,34 @@ extension ManagerVariantTests {
         #expect(try await recorder.base.cachedData(forKey: variantKey)?.data == cold.data)
     }
 }
+
+extension ManagerVariantTests {
+    /// A prepared request carries one key for the memory lookup, the stored lookup and the load; a load that
+    /// follows a stored miss does not read the stored bytes again, but still finds a variant made meanwhile in
+    /// memory.
+    @Test func aPreparedVariantIsKeyedOnceAndALoadAfterAStoredMissSkipsTheDisk() async throws {
+        serve("/prepared.jpg", headers: [("Content-Type", "image/jpeg")])
+        let fixture = ManagerFixture(coders: Self.coders)
+        let url = server.url("/prepared.jpg")
+        let prepared = fixture.manager.prepareVariant(url: url, format: .exactly(.webp), options: .waitStoreCache, context: thumbnail)
+        #expect(prepared.key == fixture.manager.variantCacheKey(for: url, format: .exactly(.webp), context: thumbnail, options: .waitStoreCache))
+        #expect(fixture.manager.memoryCachedVariant(prepared) == nil)
+        #expect(await fixture.manager.cachedVariant(prepared) == nil)
+        let made = try await fixture.manager.loadVariant(prepared, storedBytesChecked: true)
+        #expect(made.cacheType == .none && made.format == .webp && fixture.manager.statistics.encodes == 1)
+        #expect(fixture.manager.memoryCachedVariant(prepared)?.data == made.data, "kept in memory under the same key")
+        let again = try await fixture.manager.loadVariant(prepared, storedBytesChecked: true)
+        #expect(again.cacheType == .memory && fixture.manager.statistics.encodes == 1, "memory is looked at again")
+
+        // Only on disk (another process made it): a load after a stored miss does not read it, a plain load does.
+        let second = WebImageManager(cache: ImageCache(directory: fixture.directory.url, config: ImageCacheConfig(diskSweepInterval: nil)),
+                                     loader: LoadersManager(loaders: [Downloader(), FileLoader()]), coders: Self.coders)
+        let other = second.prepareVariant(url: url, format: .exactly(.webp), context: thumbnail)
+        _ = try await second.loadVariant(other, storedBytesChecked: true)
+        #expect(second.statistics.variantDiskHits == 0 && second.statistics.encodes == 1, "the stored bytes were not read again")
+        let third = WebImageManager(cache: ImageCache(directory: fixture.directory.url, config: ImageCacheConfig(diskSweepInterval: nil)),
+                                    loader: LoadersManager(loaders: [Downloader(), FileLoader()]), coders: Self.coders)
+        let stored = try await third.loadVariant(third.prepareVariant(url: url, format: .exactly(.webp), context: thumbnail))
+        #expect(stored.cacheType == .disk && third.statistics.variantDiskHits == 1 && third.statistics.encodes == 0)
+    }
+}
