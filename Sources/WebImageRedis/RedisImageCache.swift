@@ -16,6 +16,8 @@ import WebImage
 /// Give it to ``WebImageManager/init(cache:loader:coders:config:)``; the manager answers memory
 /// hits from ``localCache`` directly, as it does for a plain ``ImageCache``.
 public final class RedisImageCache: LayeredImageCache, @unchecked Sendable {
+    // @unchecked Sendable (restated, as Swift requires of a subclass): its one stored property is a `let`
+    // of a Sendable type (`shared: RedisTier`), and ``LayeredImageCache``'s are `let`s of Sendable types too.
     /// The shared tier behind the local cache.
     public let shared: RedisTier
 

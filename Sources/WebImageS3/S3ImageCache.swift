@@ -17,6 +17,8 @@ import WebImage
 ///
 /// Give it to ``WebImageManager/init(cache:loader:coders:config:)``.
 public final class S3ImageCache: LayeredImageCache, @unchecked Sendable {
+    // @unchecked Sendable (restated, as Swift requires of a subclass): its one stored property is a `let`
+    // of a Sendable type (`store: S3Tier`), and ``LayeredImageCache``'s are `let`s of Sendable types too.
     /// The durable tier behind the inner cache.
     public let store: S3Tier
 

@@ -55,6 +55,13 @@ import Testing
         #expect(refusal(["--unsigned"], ["IMGPROXY_SANITIZE_SVG": "no"])?.contains("IMGPROXY_SANITIZE_SVG") == true)
     }
 
+    @Test func preserveHDRSetsTheProcessingDefault() throws {
+        #expect(try !parsed(["--unsigned"], [:]).server.processingDefaults.preservesHDR, "imgproxy's default: 8-bit results")
+        let command = try parsed(["--unsigned"], ["IMGPROXY_PRESERVE_HDR": "1"])
+        #expect(command.server.processingDefaults.preservesHDR && command.ignoredEnvironment.isEmpty)
+        #expect(refusal(["--unsigned"], ["IMGPROXY_PRESERVE_HDR": "sometimes"])?.contains("IMGPROXY_PRESERVE_HDR") == true)
+    }
+
     @Test func flagsWinOverTheEnvironment() throws {
         let environment = ["IMGPROXY_BIND": ":9000", "IMGPROXY_KEY": "aa", "IMGPROXY_SALT": "bb", "IMGPROXY_WORKERS": "3"]
         let command = try parsed(["--port", "7000", "--max-inflight", "5"], environment)
