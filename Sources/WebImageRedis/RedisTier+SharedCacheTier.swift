@@ -1,6 +1,9 @@
 import WebImage
 
 extension RedisTier: SharedCacheTier {
+    /// `"redis"`: the `tier` label of its metrics, and the name its hits carry (``ImageCacheSource/sharedTier(_:)``).
+    public static let tierName = "redis"
+
     /// `true`: Redis coordinates the fleet's fills (``beginFill(forKey:)``).
     public var coordinatesFills: Bool { true }
 
@@ -8,7 +11,7 @@ extension RedisTier: SharedCacheTier {
     public var report: SharedTierReport {
         let statistics = self.statistics
         let breakers = breakerState
-        var report = SharedTierReport(name: "redis")
+        var report = SharedTierReport(name: Self.tierName)
         report.hits = statistics.hits
         report.misses = statistics.misses
         report.errors = statistics.errors

@@ -24,7 +24,7 @@ public final class RedisTier: Sendable {
     private let nodes: [RedisNode]
     private let hashing: RendezvousHashing
     private let prefix: String
-    private let counters = Mutex(RedisTierStatistics())
+    private let counters = StatisticsCounters(RedisTierStatistics())
     /// Fill claims this process holds: Redis claim key → token.
     private let claims = Mutex([String: String]())
     private let tokenPrefix = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)-"
@@ -69,7 +69,7 @@ public final class RedisTier: Sendable {
         guard let (redisKey, node) = location(forKey: key) else { return false }
         let release = releaseCommand(forRedisKey: redisKey)
         guard data.count + (metadata?.extendedData?.count ?? 0) <= config.maxValueBytes else {
-            counters.withLock { $0.oversizeSkipped += 1 }
+            counters.add(\.oversizeSkipped)
             if let release { _ = await run([release], on: node) }
             return false
         }
@@ -78,7 +78,7 @@ public final class RedisTier: Sendable {
         var commands: [[Data]] = [[Data("SET".utf8), Data(redisKey.utf8), value, Data("PX".utf8), Data("\(config.timeToLive.redisMilliseconds)".utf8)]]
         if let release { commands.append(release) }
         guard let replies = await run(commands, on: node), replies[0] == .status("OK") else { return false }
-        counters.withLock { $0.stores += 1 }
+        counters.add(\.stores)
         return true
     }
 
@@ -112,17 +112,17 @@ public final class RedisTier: Sendable {
             guard let replies = await run([step], on: node), case .array(let answer) = replies[0], let first = answer.first else { return nil }
             if first == .integer(1), answer.count == 2 {
                 guard let found = await entry(from: answer[1], redisKey: redisKey, node: node) else { return nil }
-                if waited { counters.withLock { $0.fillsJoined += 1 } }
+                if waited { counters.add(\.fillsJoined) }
                 return found
             }
-            counters.withLock { $0.misses += 1 }
+            counters.add(\.misses)
             if first == .integer(0) {
                 claims.withLock { $0[claimKey] = token }
-                counters.withLock { $0.fillsClaimed += 1 }
+                counters.add(\.fillsClaimed)
                 return nil
             }
             guard ContinuousClock.now < deadline else {
-                counters.withLock { $0.fillWaitsTimedOut += 1 }
+                counters.add(\.fillWaitsTimedOut)
                 return nil
             }
             waited = true
@@ -165,7 +165,7 @@ public final class RedisTier: Sendable {
 
     /// Counters since the tier was created.
     public var statistics: RedisTierStatistics {
-        var statistics = counters.withLock { $0 }
+        var statistics = counters.snapshot
         statistics.breakerOpenings = nodes.reduce(0) { $0 + $1.breaker.openings }
         return statistics
     }
@@ -184,20 +184,20 @@ public final class RedisTier: Sendable {
 
     private func entry(from reply: RedisReply, redisKey: String, node: RedisNode) async -> CachedData? {
         guard case .string(let value) = reply else {
-            counters.withLock { $0.misses += 1 }
+            counters.add(\.misses)
             return nil
         }
         guard let contents = RedisEnvelope.decode(value) else {
-            counters.withLock { $0.corruptRemoved += 1; $0.misses += 1 }
+            counters.update { $0.corruptRemoved += 1; $0.misses += 1 }
             _ = await run([["UNLINK", redisKey]], on: node)
             return nil
         }
         guard contents.expiresAt > Date() else {
-            counters.withLock { $0.misses += 1 }
+            counters.add(\.misses)
             return nil
         }
-        counters.withLock { $0.hits += 1 }
-        return CachedData(data: contents.data, metadata: contents.metadata)
+        counters.add(\.hits)
+        return CachedData(data: contents.data, metadata: contents.metadata, source: .sharedTier(Self.tierName))
     }
 
     /// The command that releases this process's claim on `redisKey`, taking it from ``claims``; `nil`
@@ -234,13 +234,13 @@ public final class RedisTier: Sendable {
         do {
             let replies = try await node.run(commands)
             let failed = replies.contains { $0.errorText != nil }
-            counters.withLock {
+            counters.update {
                 $0.timeSpent += .now - started
                 if failed { $0.errors += 1 }
             }
             return failed ? nil : replies
         } catch {
-            counters.withLock {
+            counters.update {
                 $0.timeSpent += .now - started
                 $0.errors += 1
                 if case .unavailable = error { $0.skippedWhileOpen += 1 }

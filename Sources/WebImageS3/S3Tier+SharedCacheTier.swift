@@ -1,6 +1,9 @@
 import WebImage
 
 extension S3Tier: SharedCacheTier {
+    /// `"s3"`: the `tier` label of its metrics, and the name its hits carry (``ImageCacheSource/sharedTier(_:)``).
+    public static let tierName = "s3"
+
     /// `true`: a PUT is slow; stores reach the bucket in the background.
     public var writesInBackground: Bool { true }
 
@@ -8,7 +11,7 @@ extension S3Tier: SharedCacheTier {
     /// node, and whether its breaker is open.
     public var report: SharedTierReport {
         let statistics = self.statistics
-        var report = SharedTierReport(name: "s3")
+        var report = SharedTierReport(name: Self.tierName)
         report.hits = statistics.hits
         report.misses = statistics.misses + statistics.expiredHits
         report.errors = statistics.errors

@@ -21,7 +21,7 @@ public final class S3Tier: Sendable {
     public let config: S3TierConfig
     /// The client its calls go through.
     public let client: S3Client
-    private let counters = Mutex(S3TierStatistics())
+    private let counters = StatisticsCounters(S3TierStatistics())
 
     /// Creates the tier (nothing is connected until the first call).
     public init(config: S3TierConfig) {
@@ -65,7 +65,7 @@ public final class S3Tier: Sendable {
             return nil
         }
         count(\.hits)
-        return CachedData(data: response.body, metadata: Self.metadata(from: headers), isFromSharedTier: true)
+        return CachedData(data: response.body, metadata: Self.metadata(from: headers), source: .sharedTier(Self.tierName))
     }
 
     /// Writes `data` under `key` with `metadata`; `false` when the store failed (counted).
@@ -133,20 +133,20 @@ public final class S3Tier: Sendable {
             }
             token = page.nextContinuationToken
         } while token != nil
-        counters.withLock { $0.removed += removed }
+        counters.add(\.removed, removed)
         return removed
     }
 
     /// What the tier did so far.
     public var statistics: S3TierStatistics {
-        var statistics = counters.withLock { $0 }
+        var statistics = counters.snapshot
         statistics.isSkippingStore = client.isSkippingStore
         statistics.breakerOpenings = client.breaker.openings
         return statistics
     }
 
     private func count(_ field: WritableKeyPath<S3TierStatistics, Int>) {
-        counters.withLock { $0[keyPath: field] += 1 }
+        counters.add(field)
     }
 
     static func metadata(from headers: [String: String]) -> DiskCacheMetadata? {

@@ -1,4 +1,5 @@
 import Synchronization
+import WebImage
 
 /// imgproxy's Prometheus families (its `monitoring/prometheus`), with its names, labels and
 /// buckets, so that a dashboard or alert built for imgproxy reads `webimage serve`:

@@ -1,3 +1,5 @@
+import WebImage
+
 /// One latency histogram of the Prometheus text format: a count per bucket, the count above the last
 /// bound, the count of all and the sum, each an atomic (``AtomicCounters``), recorded from any
 /// thread without a lock.

@@ -18,11 +18,12 @@ final class ServerMetrics: WebImageObserver {
     private enum Tier: Int, CaseIterable {
         case disk, memory, network, shared
 
-        init(_ cacheType: ImageCacheType, fromSharedTier: Bool) {
-            switch cacheType {
+        init(_ source: ImageCacheSource?) {
+            switch source {
             case .memory: self = .memory
-            case .disk, .all: self = fromSharedTier ? .shared : .disk
-            case .none: self = .network
+            case .disk: self = .disk
+            case .sharedTier: self = .shared
+            case nil: self = .network
             }
         }
     }
@@ -51,7 +52,7 @@ final class ServerMetrics: WebImageObserver {
             if report.durations.transform > .zero { record(report.durations.transform, in: "transform") }
             if report.source == .network { bytesIn.add(report.byteCount, ordering: .relaxed) }
         case .variantFinished(let report) where report.error == nil:
-            results.add(1, at: Tier(report.cacheType, fromSharedTier: report.isFromSharedTier).rawValue)
+            results.add(1, at: Tier(report.cacheSource).rawValue)
             if let encode = report.encodeDuration, !report.joinedEncodeUnderWay { record(encode, in: "encode") }
         default:
             break
@@ -61,7 +62,7 @@ final class ServerMetrics: WebImageObserver {
     /// Counts a result answered from a cache tier before any processing slot was taken (the manager
     /// reports no load for it).
     func recordCachedResult(_ variant: ImageVariant) {
-        results.add(1, at: Tier(variant.cacheType, fromSharedTier: variant.isFromSharedTier).rawValue)
+        results.add(1, at: Tier(variant.cacheSource).rawValue)
     }
 
     /// Counts one answered request.

@@ -29,7 +29,7 @@ public final class ImageCache: ImageCaching {
     /// The coders used to decode disk hits; default ``CoderRegistry/shared``.
     public let coders: CoderRegistry
 
-    private let counters = ImageCacheCounters()
+    private let counters = StatisticsCounters.imageCache()
     private let observerSlot = ObserverSlot()
     /// The disk writes of ``storeInBackground(_:data:forKey:cacheType:metadata:)``, for ``flush()``.
     private let backgroundStores = BackgroundTasks()

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Counters of an ``ImageCache`` since it was created.
 public struct ImageCacheStatistics: Sendable, Hashable {
     /// Queries answered from memory.
@@ -19,24 +17,12 @@ public struct ImageCacheStatistics: Sendable, Hashable {
     public init() {}
 }
 
-/// The counters behind ``ImageCacheStatistics``: behind one short lock, except memory hits, which
-/// are the hot path and count on an atomic.
-final class ImageCacheCounters: Sendable {
-    private let values = Mutex(ImageCacheStatistics())
-    private let memoryHits = Atomic<Int>(0)
-
-    func add(_ counter: WritableKeyPath<ImageCacheStatistics, Int>, _ amount: Int = 1) {
-        values.withLock { $0[keyPath: counter] += amount }
+extension StatisticsCounters where Statistics == ImageCacheStatistics {
+    /// An ``ImageCache``'s counters: memory hits, the hot path, count on lane 0.
+    static func imageCache() -> StatisticsCounters<ImageCacheStatistics> {
+        StatisticsCounters(ImageCacheStatistics(), lanes: 1) { statistics, _, count in statistics.memoryHits += count }
     }
 
-    /// Counts one memory hit.
-    func addMemoryHit() {
-        memoryHits.add(1, ordering: .relaxed)
-    }
-
-    var snapshot: ImageCacheStatistics {
-        var snapshot = values.withLock { $0 }
-        snapshot.memoryHits += memoryHits.load(ordering: .relaxed)
-        return snapshot
-    }
+    /// Counts one memory hit, with one atomic add.
+    func addMemoryHit() { addToLane(0) }
 }

@@ -24,6 +24,8 @@ open class LayeredImageCache: LayeredImageCaching, SharedTierReporting, @uncheck
     public let localCache: ImageCache
     /// Whether ``shutdown()`` closes ``tier``: only a tier this cache was made to own.
     private let ownsTier: Bool
+    /// The tier's report name, read once: a hit's ``ImageCacheSource/sharedTier(_:)``.
+    private let tierName: String
     private let writes = BackgroundTasks()
     private let localTime = Mutex(Duration.zero)
 
@@ -38,6 +40,7 @@ open class LayeredImageCache: LayeredImageCaching, SharedTierReporting, @uncheck
             preconditionFailure("LayeredImageCache needs an ImageCache or a LayeredImageCaching in front of its tier")
         }
         (self.inner, self.tier, self.localCache, self.ownsTier) = (inner, tier, local, ownsTier)
+        tierName = tier.report.name
     }
 
     /// Looks in the inner cache, then (when `query` reaches the disk tier) in the tier; a tier hit is
@@ -59,7 +62,7 @@ open class LayeredImageCache: LayeredImageCaching, SharedTierReporting, @uncheck
         if query.promotesToMemory && query.decodeOptions.decodesFullImage {
             try? await localCache.store(image, data: nil, forKey: key, cacheType: .memory, metadata: nil)
         }
-        return ImageCacheResult(image: image, data: entry.data, cacheType: .disk, metadata: entry.metadata, isFromSharedTier: true)
+        return ImageCacheResult(image: image, data: entry.data, cacheType: .disk, metadata: entry.metadata, source: .sharedTier(tierName))
     }
 
     /// Stores in the inner cache, then (for the disk tier) the bytes on disk (the original `data`, or
@@ -97,7 +100,7 @@ open class LayeredImageCache: LayeredImageCaching, SharedTierReporting, @uncheck
         if let hit = try await timed({ try await inner.cachedData(forKey: key) }) { return hit }
         guard !key.isEmpty, var entry = await tier.value(forKey: key) else { return nil }
         promote(entry, forKey: key)
-        entry.isFromSharedTier = true
+        entry.source = .sharedTier(tierName)
         return entry
     }
 
@@ -150,7 +153,7 @@ open class LayeredImageCache: LayeredImageCaching, SharedTierReporting, @uncheck
         guard tier.coordinatesFills else { return await inner.beginFill(forKey: key) }
         guard !key.isEmpty, var entry = await tier.beginFill(forKey: key) else { return nil }
         promote(entry, forKey: key)
-        entry.isFromSharedTier = true
+        entry.source = .sharedTier(tierName)
         return entry
     }
 

@@ -37,7 +37,7 @@ struct ImageLoadPipeline: Sendable {
     let loader: any ImageLoader
     let coders: CoderRegistry
     let config: WebImageManagerConfig
-    let counters: WebImageManagerCounters
+    let counters: StatisticsCounters<WebImageManagerStatistics>
     /// The manager's observer (retries, disk writes nobody waited for).
     let observer: ObserverSlot
     /// The manager's disk writes nobody waits for, which its shutdown waits for.
@@ -162,7 +162,7 @@ struct ImageLoadPipeline: Sendable {
             }
             durations.lookup = .now - lookupStarted
             let outcome = Outcome(result: ImageResult(image: hit.image, data: hit.data, cacheType: hit.cacheType, url: url),
-                                  source: hit.cacheType == .memory ? .memory : hit.isFromSharedTier ? .shared : .disk,
+                                  source: hit.cacheType == .memory ? .memory : hit.source.isSharedTier ? .shared : .disk,
                                   byteCount: hit.cacheType == .disk ? hit.data?.count ?? 0 : 0, durations: durations)
             return (outcome, hit.metadata)
         }

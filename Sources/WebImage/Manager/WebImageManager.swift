@@ -58,7 +58,7 @@ public final class WebImageManager: Sendable {
     let infoCoalescer = LoadCoalescer<ImageInfo>()
     /// The memory tier of image facts: at most ``infoMemoryCountLimit`` entries (a few hundred bytes each).
     let infoMemory = MemoryCache<String, ImageInfo>(countLimit: WebImageManager.infoMemoryCountLimit, keepsValuesInUse: false)
-    let counters = WebImageManagerCounters()
+    let counters = StatisticsCounters.manager()
     let observerSlot = ObserverSlot()
     let backgroundWrites = BackgroundTasks()
     let lifecycle = Mutex(Lifecycle.running)

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Counters of a ``WebImageManager`` since it was created.
 public struct WebImageManagerStatistics: Sendable, Hashable {
     /// Calls to ``WebImageManager/loadImage(url:options:context:)`` and
@@ -36,34 +34,24 @@ public struct WebImageManagerStatistics: Sendable, Hashable {
     public init() {}
 }
 
-/// The counters behind ``WebImageManagerStatistics``: behind one short lock, except memory hits
-/// of loads and of variants, which are the hot paths and count on atomics (a variant memory hit is
-/// counted on a server's network thread, which must not wait for a lock cold work holds).
-final class WebImageManagerCounters: Sendable {
-    private let values = Mutex(WebImageManagerStatistics())
-    private let memoryHitLoads = Atomic<Int>(0)
-    private let variantMemoryHits = Atomic<Int>(0)
-
-    func add(_ counter: WritableKeyPath<WebImageManagerStatistics, Int>, _ amount: Int = 1) {
-        values.withLock { $0[keyPath: counter] += amount }
+extension StatisticsCounters where Statistics == WebImageManagerStatistics {
+    /// A ``WebImageManager``'s counters. The hot paths count on lanes: lane 0 is a load answered from
+    /// memory (a load and a memory hit), lane 1 a variant answered from the memory tier of encoded bytes
+    /// (counted on a server's network thread, which must not wait for a lock cold work holds).
+    static func manager() -> StatisticsCounters<WebImageManagerStatistics> {
+        StatisticsCounters(WebImageManagerStatistics(), lanes: 2) { statistics, lane, count in
+            if lane == 0 {
+                statistics.loads += count
+                statistics.memoryHits += count
+            } else {
+                statistics.variantMemoryHits += count
+            }
+        }
     }
 
     /// Counts a load answered from memory as a load and a memory hit, with one atomic add.
-    func addMemoryHitLoad() {
-        memoryHitLoads.add(1, ordering: .relaxed)
-    }
+    func addMemoryHitLoad() { addToLane(0) }
 
     /// Counts a variant answered from the memory tier of encoded bytes, with one atomic add.
-    func addVariantMemoryHit() {
-        variantMemoryHits.add(1, ordering: .relaxed)
-    }
-
-    var snapshot: WebImageManagerStatistics {
-        var snapshot = values.withLock { $0 }
-        let fastHits = memoryHitLoads.load(ordering: .relaxed)
-        snapshot.loads += fastHits
-        snapshot.memoryHits += fastHits
-        snapshot.variantMemoryHits += variantMemoryHits.load(ordering: .relaxed)
-        return snapshot
-    }
+    func addVariantMemoryHit() { addToLane(1) }
 }

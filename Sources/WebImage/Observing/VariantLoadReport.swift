@@ -16,14 +16,20 @@ public struct VariantLoadReport: Sendable {
     /// Where they came from: ``ImageCacheType/memory`` or ``ImageCacheType/disk`` for a stored
     /// variant, ``ImageCacheType/none`` when they were encoded for this call (or it failed).
     public var cacheType: ImageCacheType
-    /// Whether a ``ImageCacheType/disk`` variant came from a tier shared between processes (Redis,
-    /// or another process's fill) rather than this process's own disk; default `false`.
-    public var isFromSharedTier = false
+    /// The tier a stored variant came from (a tier shared between processes is named: Redis, or
+    /// another process's fill); `nil` when it was encoded for this call or the call failed.
+    public var cacheSource: ImageCacheSource?
     /// Whether this caller joined an encode of the same variant already under way.
     public var joinedEncodeUnderWay: Bool
     /// How long the encode took, when this call's bytes were encoded (also for a caller that joined);
     /// `nil` for a stored variant or a failure.
     public var encodeDuration: Duration?
+    /// Whether a ``ImageCacheType/disk`` variant came from a tier shared between processes.
+    @available(*, deprecated, message: "use cacheSource (cacheSource?.isSharedTier), which names the tier")
+    public var isFromSharedTier: Bool {
+        get { cacheSource?.isSharedTier ?? false }
+        set { cacheSource = newValue ? (cacheSource?.isSharedTier == true ? cacheSource : .legacy(isFromSharedTier: true)) : (cacheType == .memory ? .memory : cacheType == .none ? nil : .disk) }
+    }
     /// The whole call, from its start to its return.
     public var totalDuration: Duration
     /// The error the call threw; `nil` when it returned bytes.
@@ -37,6 +43,7 @@ public struct VariantLoadReport: Sendable {
         self.format = format
         self.byteCount = byteCount
         self.cacheType = cacheType
+        self.cacheSource = cacheType == .none ? nil : cacheType == .memory ? .memory : .disk
         self.joinedEncodeUnderWay = joinedEncodeUnderWay
         self.encodeDuration = encodeDuration
         self.totalDuration = totalDuration

@@ -16,10 +16,17 @@ public struct ImageVariant: Sendable, Hashable {
     /// always have the same tag (in every process), and a new source or other parameters that change
     /// the bytes change it.
     public var entityTag: String
-    /// Whether a ``ImageCacheType/disk`` variant's bytes came from a tier shared between processes
-    /// (a ``LayeredImageCaching``'s Redis, or another process's fill) rather than this process's own
-    /// disk; default `false`.
-    public var isFromSharedTier = false
+    /// The tier a stored variant's bytes came from: the memory tier, this process's disk, or a tier
+    /// shared between processes, named (a ``LayeredImageCache``'s Redis, or another process's fill);
+    /// `nil` (the default) when they were encoded now.
+    public var cacheSource: ImageCacheSource?
+
+    /// Whether the bytes came from a tier shared between processes.
+    @available(*, deprecated, message: "use cacheSource (cacheSource?.isSharedTier), which names the tier")
+    public var isFromSharedTier: Bool {
+        get { cacheSource?.isSharedTier ?? false }
+        set { cacheSource = newValue ? (cacheSource?.isSharedTier == true ? cacheSource : .legacy(isFromSharedTier: true)) : (cacheType == .memory ? .memory : .disk) }
+    }
 
     /// The MIME type to send as `Content-Type`.
     public var mimeType: String { format.mimeType }
@@ -31,6 +38,7 @@ public struct ImageVariant: Sendable, Hashable {
         self.pixelSize = pixelSize
         self.cacheType = cacheType
         self.entityTag = entityTag
+        self.cacheSource = cacheType == .none ? nil : cacheType == .memory ? .memory : .disk
     }
 
     /// The strong `ETag` of `data`: a 128-bit digest of exactly these bytes (not cryptographic, and

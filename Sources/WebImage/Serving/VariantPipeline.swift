@@ -30,7 +30,6 @@ struct VariantPipeline: Sendable {
         if let filled = await cache.beginFill(forKey: variantKey), var variant = WebImageManager.variant(from: filled) {
             manager.counters.add(\.sharedFills)
             variant.cacheType = .disk
-            variant.isFromSharedTier = true
             if context.storeCacheType.includesMemory { manager.keepInMemory(variant, forKey: variantKey) }
             return WebImageManager.EncodedVariant(variant: variant, encodeDuration: .zero)
         }

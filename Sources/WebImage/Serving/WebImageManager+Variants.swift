@@ -53,7 +53,7 @@ extension WebImageManager {
             switch result {
             case .success(let variant):
                 (finished.format, finished.byteCount, finished.cacheType) = (variant.format, variant.data.count, variant.cacheType)
-                finished.isFromSharedTier = variant.isFromSharedTier
+                finished.cacheSource = variant.cacheSource
             case .failure(let error):
                 finished.error = error as? WebImageError ?? .cancelled(url: url)
             }
@@ -254,7 +254,7 @@ extension WebImageManager {
         guard format != .unknown else { return nil }
         let tag = stored.metadata?.entityTag ?? ImageVariant.entityTag(of: stored.data)
         var variant = ImageVariant(data: stored.data, format: format, pixelSize: pixelSize, cacheType: .disk, entityTag: tag)
-        variant.isFromSharedTier = stored.isFromSharedTier
+        variant.cacheSource = stored.source
         return variant
     }
 
@@ -262,7 +262,7 @@ extension WebImageManager {
         guard config.maxVariantMemoryCost > 0 else { return }
         var kept = variant
         kept.cacheType = .memory
-        kept.isFromSharedTier = false
+        kept.cacheSource = .memory
         variantMemory.setValue(kept, forKey: key, cost: variant.data.count)
     }
 }

@@ -9,11 +9,12 @@ final class DictionaryTier: SharedCacheTier {
     private let entries = Mutex([String: CachedData]())
     private let reads = Atomic<Int>(0)
     let writesInBackground: Bool
+    let name: String
 
-    init(writesInBackground: Bool = false) { self.writesInBackground = writesInBackground }
+    init(name: String = "dictionary", writesInBackground: Bool = false) { (self.name, self.writesInBackground) = (name, writesInBackground) }
 
     var report: SharedTierReport {
-        var report = SharedTierReport(name: "dictionary")
+        var report = SharedTierReport(name: name)
         report.hits = reads.load(ordering: .relaxed)
         return report
     }
@@ -50,12 +51,14 @@ final class DictionaryTier: SharedCacheTier {
         #expect(await tier.containsValue(forKey: "k"), "the store reached the tier")
         let second = LayeredImageCache(inner: local(directory, "b"), tier: tier)
         let hit = try #require(try await second.query(forKey: "k", query: ImageCacheQuery()))
-        #expect(hit.cacheType == .disk && hit.isFromSharedTier && hit.image.size == PixelSize(width: 64, height: 48))
+        #expect(hit.cacheType == .disk && hit.source == .sharedTier("dictionary") && hit.image.size == PixelSize(width: 64, height: 48))
         #expect(hit.metadata?.entityTag == "\"e\"" && second.sharedTierReports.map(\.name) == ["dictionary"])
         #expect(second.localCache.imageFromMemory(forKey: "k") != nil, "the decoded image is in memory at once")
         await second.flush()
         #expect(await second.localCache.diskImageExists(forKey: "k"), "its bytes reached the local disk in the background")
-        #expect(try await second.query(forKey: "k", query: ImageCacheQuery())?.isFromSharedTier == false, "then a local hit")
+        #expect(try await second.query(forKey: "k", query: ImageCacheQuery())?.source == .memory, "then a local hit")
+        let third = LayeredImageCache(inner: local(directory, "b"), tier: tier)
+        #expect(try await third.query(forKey: "k", query: ImageCacheQuery())?.source == .disk, "from the local disk once memory is gone")
     }
 
     @Test func undecodableBytesInTheTierAreDeletedAndAMiss() async throws {
@@ -74,12 +77,15 @@ final class DictionaryTier: SharedCacheTier {
     @Test func aBackTierHitIsPromotedThroughTheFrontTier() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (front, back) = (DictionaryTier(), DictionaryTier(writesInBackground: true))
+        let (front, back) = (DictionaryTier(name: "front"), DictionaryTier(name: "back", writesInBackground: true))
         await back.setValue(try encodedPicture(), metadata: nil, forKey: "k")
         let cache = LayeredImageCache(inner: LayeredImageCache(inner: local(directory, "d"), tier: front), tier: back)
-        #expect(try await cache.query(forKey: "k", query: ImageCacheQuery())?.isFromSharedTier == true)
+        #expect(try await cache.query(forKey: "k", query: ImageCacheQuery())?.source == .sharedTier("back"), "the hit names the tier it came from")
         await cache.flush()
         #expect(await front.containsValue(forKey: "k"), "promoted into the front tier")
+        let elsewhere = LayeredImageCache(inner: LayeredImageCache(inner: local(directory, "e"), tier: front), tier: back)
+        #expect(try await elsewhere.query(forKey: "k", query: ImageCacheQuery())?.source == .sharedTier("front"),
+                "another process finds it in the front tier")
         #expect(await cache.localCache.diskImageExists(forKey: "k"), "and the local disk")
         #expect(cache.sharedTierReports.count == 2)
         await cache.clear(.all)

@@ -33,8 +33,13 @@ import Testing
             lock.withLock { events.compactMap { if case .loadFinished(let report) = $0 { report.source } else { nil } } }
         }
 
-        var variantsFromSharedTier: [Bool] {
-            lock.withLock { events.compactMap { if case .variantFinished(let report) = $0 { report.isFromSharedTier } else { nil } } }
+        var variantSources: [ImageCacheSource?] {
+            lock.withLock {
+                events.compactMap { event -> ImageCacheSource?? in
+                    guard case .variantFinished(let report) = event else { return nil }
+                    return .some(report.cacheSource)
+                }
+            }
         }
     }
 
@@ -59,11 +64,11 @@ import Testing
         let image = try await second.loadImage(url: url)
         #expect(image.cacheType == .disk)
         let variant = try await second.loadVariant(url: url, format: .exactly(.jpeg))
-        #expect(variant.cacheType == .disk && variant.isFromSharedTier)
+        #expect(variant.cacheType == .disk && variant.cacheSource == .sharedTier("redis"))
         let fromOwnDisk = try await second.loadVariant(url: url, format: .exactly(.jpeg))
-        #expect(fromOwnDisk.cacheType == .memory && !fromOwnDisk.isFromSharedTier)
+        #expect(fromOwnDisk.cacheType == .memory && fromOwnDisk.cacheSource == .memory)
         #expect(reports.loadSources == [.shared])
-        #expect(reports.variantsFromSharedTier == [true, false])
+        #expect(reports.variantSources == [.sharedTier("redis"), .memory])
         #expect(origin.requestCount(for: "/photo.png") == 1)
         await first.shutdown()
         await second.shutdown()

@@ -51,7 +51,7 @@ import WebImageWebP
         let (second, _, secondDirectory) = manager(store: store)
         defer { secondDirectory.remove() }
         let variant = try await second.loadVariant(url: url, format: .exactly(.webp), context: thumbnail)
-        #expect(variant.cacheType == .disk && variant.isFromSharedTier && variant.data == cold.data && variant.entityTag == cold.entityTag)
+        #expect(variant.cacheType == .disk && variant.cacheSource == .sharedTier("s3") && variant.data == cold.data && variant.entityTag == cold.entityTag)
         let image = try await second.loadImage(url: url)
         #expect(image.cacheType == .disk && image.image.size == PixelSize(width: 120, height: 80))
         #expect(server.requestCount(for: "/photo.jpg") == 1, "the origin served the URL once for both processes")

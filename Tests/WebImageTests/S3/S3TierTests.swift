@@ -20,7 +20,7 @@ import Testing
         let bytes = try encodedPicture()
         #expect(await tier.setValue(bytes, metadata: metadata, forKey: "https://example.com/a.png-Variant(webp)"))
         let entry = try #require(await tier.value(forKey: "https://example.com/a.png-Variant(webp)"))
-        #expect(entry.data == bytes && entry.metadata == metadata && entry.isFromSharedTier)
+        #expect(entry.data == bytes && entry.metadata == metadata && entry.source == .sharedTier("s3"))
         #expect(tier.objectKey(forKey: "k") == "webimage/v1/ns/" + MD5.hex(Array("k".utf8)))
         #expect(await tier.value(forKey: "other") == nil)
         let other = try self.tier(bucket: bucket, namespace: "other", client: moto.clientConfig())

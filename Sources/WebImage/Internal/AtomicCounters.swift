@@ -3,14 +3,14 @@ import Synchronization
 /// A fixed number of integer counters, each added to and read atomically (relaxed), from any
 /// thread, without a lock. `Atomic` cannot be an element of an `Array`, so they live in memory of
 /// their own, initialised at zero and freed with the object.
-final class AtomicCounters: Sendable {
+package final class AtomicCounters: Sendable {
     /// `nonisolated(unsafe)`: the pointer is set once in `init` and never changes, and the memory it
     /// points to is only reached through `Atomic`'s own operations.
     private nonisolated(unsafe) let counters: UnsafeMutablePointer<Atomic<Int>>
-    let count: Int
+    package let count: Int
 
     /// `count` counters, all zero.
-    init(count: Int) {
+    package init(count: Int) {
         self.count = max(1, count)
         counters = .allocate(capacity: self.count)
         for index in 0..<self.count { (counters + index).initialize(to: Atomic(0)) }
@@ -22,13 +22,13 @@ final class AtomicCounters: Sendable {
     }
 
     /// Adds `amount` to counter `index` (which must be below ``count``).
-    func add(_ amount: Int, at index: Int) {
+    package func add(_ amount: Int, at index: Int) {
         precondition(index >= 0 && index < count, "counter \(index) of \(count)")
         counters[index].add(amount, ordering: .relaxed)
     }
 
     /// Counter `index`'s value.
-    func value(at index: Int) -> Int {
+    package func value(at index: Int) -> Int {
         precondition(index >= 0 && index < count, "counter \(index) of \(count)")
         return counters[index].load(ordering: .relaxed)
     }
