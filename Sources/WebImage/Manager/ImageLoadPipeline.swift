@@ -292,30 +292,11 @@ struct ImageLoadPipeline: Sendable {
         try await onDisk(key: key, write)
     }
 
-    /// Runs the disk write of `key`: awaited (its failure failing the load) with ``WebImageOptions/waitStoreCache``,
-    /// else in the background (a failure there loses only the disk copy).
+    /// Runs the disk write of `key` through the manager's one write step (``CacheWriteStep``):
+    /// awaited with ``WebImageOptions/waitStoreCache``, else in the background.
     private func onDisk(key: String, _ write: @escaping @Sendable () async throws -> Void) async throws(WebImageError) {
-        guard options.contains(.waitStoreCache) else {
-            let observer = self.observer
-            backgroundWrites.start(on: context.workExecutor) {
-                do {
-                    try await write()
-                } catch {
-                    observer.emit { .diskWriteFailed(key: key, error: Self.diskCacheError(error)) }
-                }
-            }
-            return
-        }
-        do {
-            try await write()
-        } catch {
-            throw .cacheStoreFailed(Self.diskCacheError(error), url: url)
-        }
-    }
-
-    /// A cache's store error as a ``DiskCacheError`` (another cache's error described as `other`).
-    private static func diskCacheError(_ error: any Error) -> DiskCacheError {
-        error as? DiskCacheError ?? .other("\(error)")
+        try await CacheWriteStep(backgroundWrites: backgroundWrites, observer: observer)
+            .run(key: key, url: url, awaited: options.contains(.waitStoreCache), executor: context.workExecutor, write)
     }
 
     // MARK: Network and decoding

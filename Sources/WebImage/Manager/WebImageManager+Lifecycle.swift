@@ -67,17 +67,17 @@ extension WebImageManager {
     private func performShutdown(loadsInFlight: LoadsInFlight) async {
         // Closed under the coalescer's lock: a load that passed the flag check just before it was set
         // either registered already (and is waited for) or is refused now.
-        variantCoalescer.close()
-        infoCoalescer.close()
+        variants.close()
+        facts.close()
         coalescer.close()
         if loadsInFlight == .cancel {
-            variantCoalescer.cancelAll()
-            infoCoalescer.cancelAll()
+            variants.cancelAll()
+            facts.cancelAll()
             coalescer.cancelAll()
         }
         // Variants and facts first: they load through the coalescer and store through backgroundWrites.
-        await variantCoalescer.waitUntilIdle()
-        await infoCoalescer.waitUntilIdle()
+        await variants.waitUntilIdle()
+        await facts.waitUntilIdle()
         await coalescer.waitUntilIdle()
         await backgroundWrites.waitUntilIdle()
         await cache.shutdown()

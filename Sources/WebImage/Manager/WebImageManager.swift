@@ -50,17 +50,17 @@ public final class WebImageManager: Sendable {
     let hotFlags = Atomic<UInt8>(0)
     let blocklist = FailedURLBlocklist()
     let coalescer = LoadCoalescer<ImageLoadPipeline.Outcome>()
-    /// Encodes of variants under way, one per variant key.
-    let variantCoalescer = LoadCoalescer<EncodedVariant>()
-    /// The memory tier of encoded variants (``WebImageManagerConfig/maxVariantMemoryCost``).
-    let variantMemory: MemoryCache<String, ImageVariant>
-    /// Image facts computed under way, one per facts key.
-    let infoCoalescer = LoadCoalescer<ImageInfo>()
-    /// The memory tier of image facts: at most ``infoMemoryCountLimit`` entries (a few hundred bytes each).
-    let infoMemory = MemoryCache<String, ImageInfo>(countLimit: WebImageManager.infoMemoryCountLimit, keepsValuesInUse: false)
-    let counters = StatisticsCounters.manager()
+    /// Encoded variants: their memory tier (``WebImageManagerConfig/maxVariantMemoryCost``), stored
+    /// bytes and encodes under way, one per variant key.
+    let variants: DerivedProductStore<ImageVariant>
+    /// Image facts: their memory tier (at most ``infoMemoryCountLimit`` entries, a few hundred bytes
+    /// each), stored documents and computations under way, one per facts key.
+    let facts: DerivedProductStore<ImageInfo>
+    let counters: StatisticsCounters<WebImageManagerStatistics>
     let observerSlot = ObserverSlot()
     let backgroundWrites = BackgroundTasks()
+    /// The disk write step of every path (pixels, variants, facts).
+    var cacheWrites: CacheWriteStep { CacheWriteStep(backgroundWrites: backgroundWrites, observer: observerSlot) }
     let lifecycle = Mutex(Lifecycle.running)
     /// The memory tier when the cache is an ``ImageCache``: its hits skip every suspension.
     let imageCache: ImageCache?
@@ -70,6 +70,18 @@ public final class WebImageManager: Sendable {
         case processesOptions = 1
         case shutDown = 2
         case observed = 4
+    }
+
+    /// Runs the manager's options processor on `options` and `context`, when one is set (checked on
+    /// one relaxed load first: a manager without one pays nothing). Every product's request goes
+    /// through here once, when it is prepared. Returns whether the processor ran.
+    @discardableResult
+    func processOptions(url: URL, _ options: inout WebImageOptions, _ context: inout WebImageContext) -> Bool {
+        guard hotFlags.load(ordering: .relaxed) & HotFlag.processesOptions.rawValue != 0, let processor = config.optionsProcessor else {
+            return false
+        }
+        processor(url, &options, &context)
+        return true
     }
 
     func setHotFlag(_ flag: HotFlag, _ on: Bool) {
@@ -94,7 +106,15 @@ public final class WebImageManager: Sendable {
         self.coders = coders
         settings = Mutex(config)
         imageCache = cache as? ImageCache ?? (cache as? any LayeredImageCaching)?.localCache
-        variantMemory = MemoryCache(totalCostLimit: max(config.maxVariantMemoryCost, 0), keepsValuesInUse: false)
+        let counters = StatisticsCounters.manager()
+        self.counters = counters
+        variants = DerivedProductStore(memory: MemoryCache(totalCostLimit: max(config.maxVariantMemoryCost, 0), keepsValuesInUse: false),
+                                       keepsInMemory: config.maxVariantMemoryCost > 0,
+                                       countingMemoryHit: { counters.addVariantMemoryHit() },
+                                       countingStoredHit: { counters.add(\.variantDiskHits) },
+                                       countingFill: { counters.add(\.sharedFills) })
+        facts = DerivedProductStore(memory: MemoryCache(countLimit: Self.infoMemoryCountLimit, keepsValuesInUse: false),
+                                    countingFill: { counters.add(\.sharedFills) })
         setHotFlag(.processesOptions, config.optionsProcessor != nil)
     }
 
@@ -108,7 +128,7 @@ public final class WebImageManager: Sendable {
             setHotFlag(.processesOptions, config.optionsProcessor != nil)
             return config.maxVariantMemoryCost
         }
-        variantMemory.totalCostLimit = max(variantLimit, 0)
+        variants.setMemoryCostLimit(variantLimit)
     }
 
     /// Receives every load's ``ImageLoadReport`` and, set here, the events of this manager's cache
@@ -201,7 +221,7 @@ public final class WebImageManager: Sendable {
 
     /// `originalKey` with the context's thumbnail and transformer parts, and the colour part of
     /// `options`, inserted.
-    private static func derivedKey(from originalKey: String, context: WebImageContext, options: WebImageOptions) -> String {
+    static func derivedKey(from originalKey: String, context: WebImageContext, options: WebImageOptions) -> String {
         var key = originalKey
         if options.contains(.preserveColorProfile) { key = CacheKeys.inserting(CacheKeys.sourceColorPart, into: key) }
         if options.contains(.preserveHighBitDepth) { key = CacheKeys.inserting(CacheKeys.highBitDepthPart, into: key) }
@@ -233,20 +253,23 @@ public final class WebImageManager: Sendable {
             throw WebImageError.invalidURL(url?.absoluteString)
         }
         let flags = hotFlags.load(ordering: .relaxed)
-        if flags == 0, let image = memoryHit(url: url, absoluteString: absoluteString, options: options, context: context) {
+        if flags == 0, let image = memoryHit(url: url, options: options, context: context, key: {
+            context.derivesCacheKey ? cacheKey(for: url, absoluteString: absoluteString, context: context, options: options) : absoluteString
+        }) {
             counters.addMemoryHitLoad()
             return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
         }
-        return try await slowLoad(url: url, options: options, context: context, events: events, memoryChecked: flags == 0,
-                                  optionsProcessed: false).result
+        let prepared = prepareLoad(url: url, absoluteString: absoluteString, options: options, context: context, processed: false,
+                                   memoryLooked: flags == 0)
+        return try await slowLoad(prepared, events: events).result
     }
 
     /// The pixels of a load whose options the manager's options processor has already seen (the
     /// variant pipeline's): the pipeline path without the processor and without the memory fast path
     /// (a variant miss has just looked). Throws what ``loadImage(url:options:context:)`` throws.
     func loadPixels(url: URL, options: WebImageOptions, context: WebImageContext) async throws(WebImageError) -> Image {
-        try await slowLoad(url: url, options: options, context: context, events: nil, memoryChecked: false, optionsProcessed: true)
-            .result.image
+        try await slowLoad(prepareLoad(url: url, absoluteString: url.absoluteString, options: options, context: context, processed: true,
+                                       memoryLooked: false), events: nil).result.image
     }
 
     /// ``loadPixels(url:options:context:)`` with the original's encoded bytes beside the pixels when
@@ -256,12 +279,13 @@ public final class WebImageManager: Sendable {
     /// them; a vector source passed through is them.
     func loadPixelsAndSource(url: URL, options: WebImageOptions, context: WebImageContext,
                              wantsSource: (Image) -> Bool = { _ in true }) async throws(WebImageError) -> (image: Image, source: Data?) {
-        let outcome = try await slowLoad(url: url, options: options, context: context, events: nil, memoryChecked: false,
-                                         optionsProcessed: true)
+        let prepared = prepareLoad(url: url, absoluteString: url.absoluteString, options: options, context: context, processed: true,
+                                   memoryLooked: false)
+        let outcome = try await slowLoad(prepared, events: nil)
         let image = outcome.result.image
         guard wantsSource(image) else { return (image, nil) }
         if let data = outcome.originalData { return (image, data) }
-        guard let key = originalCacheKey(for: url, absoluteString: url.absoluteString, context: context) else { return (image, nil) }
+        guard let key = prepared.originalKey else { return (image, nil) }
         let cache = context.originalCache ?? context.cache ?? self.cache
         if let stored = (try? await cache.cachedData(forKey: key)) ?? nil { return (image, stored.data) }
         await backgroundWrites.waitUntilIdle()
@@ -270,15 +294,14 @@ public final class WebImageManager: Sendable {
 
     /// A load that is not a plain memory hit: counted, timed and reported to the observer. Kept out
     /// of ``load(url:options:context:events:)`` so that the memory-hit path stays small.
-    func slowLoad(url: URL, options: WebImageOptions, context: WebImageContext,
-                  events: LoadCoalescer<ImageLoadPipeline.Outcome>.EventHandler?, memoryChecked: Bool,
-                  optionsProcessed: Bool) async throws(WebImageError) -> ImageLoadPipeline.Outcome {
+    func slowLoad(_ prepared: PreparedLoad,
+                  events: LoadCoalescer<ImageLoadPipeline.Outcome>.EventHandler?) async throws(WebImageError) -> ImageLoadPipeline.Outcome {
         counters.add(\.loads)
         let started = ContinuousClock.now
-        var report = ImageLoadReport(url: url, cacheKey: nil, options: options, context: context, source: .none)
+        var report = ImageLoadReport(url: prepared.url, cacheKey: prepared.key, options: prepared.options, context: prepared.context,
+                                     source: .none)
         do throws(WebImageError) {
-            let outcome = try await pipelineResult(url: url, options: options, context: context, events: events,
-                                                   memoryChecked: memoryChecked, optionsProcessed: optionsProcessed, report: &report)
+            let outcome = try await pipelineResult(prepared, events: events, report: &report)
             report.source = outcome.source
             report.byteCount = outcome.byteCount
             report.durations = outcome.durations
@@ -296,47 +319,36 @@ public final class WebImageManager: Sendable {
 
     /// The hot path: a memory hit of the plain ``ImageCache`` needs no suspension, no lock but the
     /// memory tier's, and no pipeline. Returns the image alone: the caller builds the one result.
-    private func memoryHit(url: URL, absoluteString: String, options: WebImageOptions,
-                           context: WebImageContext) -> Image? {
+    private func memoryHit(url: URL, options: WebImageOptions, context: WebImageContext, key: () -> String?) -> Image? {
         guard let imageCache, !context.overridesCache, context.queryCacheType.includesMemory,
               options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData, .allowInvalidSSLCertificates,
                                         .preserveColorProfile, .preserveHighBitDepth]),
               !Task.isCancelled, options.contains(.retryFailed) || !blocklist.contains(url),
-              let key = context.derivesCacheKey ? cacheKey(for: url, absoluteString: absoluteString, context: context, options: options) : absoluteString,
+              let key = key(),
               let image = imageCache.memoryHit(forKey: key)
         else { return nil }
         return image
     }
 
-    /// Everything but the memory-hit fast path: the shutdown check, the options processor, then
-    /// the memory tier (when the fast path did not look) and the shared pipeline.
-    private func pipelineResult(url: URL, options: WebImageOptions, context: WebImageContext,
-                                events: LoadCoalescer<ImageLoadPipeline.Outcome>.EventHandler?, memoryChecked: Bool,
-                                optionsProcessed: Bool, report: inout ImageLoadReport) async throws(WebImageError) -> ImageLoadPipeline.Outcome {
+    /// Everything but the memory-hit fast path: the shutdown check, then the memory tier (when the
+    /// fast path did not look) and the shared pipeline.
+    private func pipelineResult(_ prepared: PreparedLoad, events: LoadCoalescer<ImageLoadPipeline.Outcome>.EventHandler?,
+                                report: inout ImageLoadReport) async throws(WebImageError) -> ImageLoadPipeline.Outcome {
+        let (url, options, context, key, originalKey) = (prepared.url, prepared.options, prepared.context, prepared.key, prepared.originalKey)
         if hotFlags.load(ordering: .relaxed) & HotFlag.shutDown.rawValue != 0 { throw .shutDown(url: url) }
         let config = self.config
-        var options = options
-        var context = context
-        if !optionsProcessed { config.optionsProcessor?(url, &options, &context) }
-        report.options = options
-        report.context = context
         if Task.isCancelled { throw .cancelled(url: url) }
         if options.contains(.allowInvalidSSLCertificates) && url.scheme?.lowercased() == "https" {
             throw .unsupportedOption("allowInvalidSSLCertificates (URLSession on Linux verifies every certificate and cannot skip it per request; use a trusted certificate or an ImageLoader of your own)", url: url)
         }
         if !options.contains(.retryFailed) && blocklist.contains(url) { throw .blockedURL(url) }
-        let absoluteString = url.absoluteString
-        let key = cacheKey(for: url, absoluteString: absoluteString, context: context, options: options)
-        report.cacheKey = key
-
-        if !memoryChecked || (config.optionsProcessor != nil && !optionsProcessed),
-           let image = memoryHit(url: url, absoluteString: absoluteString, options: options, context: context) {
+        if !prepared.memoryLooked, let image = memoryHit(url: url, options: options, context: context, key: { key }) {
             counters.add(\.memoryHits)
             return ImageLoadPipeline.Outcome(result: ImageResult(image: image, data: nil, cacheType: .memory, url: url), source: .memory)
         }
 
         // Without a cache key the pipeline still names its result (the transformer sees the name) but caches nothing.
-        let originalKey = originalCacheKey(for: url, absoluteString: absoluteString, context: context)
+        let absoluteString = prepared.absoluteString
         let pipeline = ImageLoadPipeline(
             url: url, key: key ?? Self.derivedKey(from: absoluteString, context: context, options: options), originalKey: originalKey ?? absoluteString,
             cachesResults: originalKey != nil, options: options, context: context, cache: context.cache ?? cache,

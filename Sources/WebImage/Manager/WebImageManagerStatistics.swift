@@ -13,7 +13,7 @@ public struct WebImageManagerStatistics: Sendable, Hashable {
     public var downloads = 0
     /// Loads that joined another load of the same key already under way.
     public var joins = 0
-    /// Loads and variants answered by another process's fetch through a shared cache tier
+    /// Loads, variants and image facts answered by another process's fetch through a shared cache tier
     /// (``ImageCaching/beginFill(forKey:)``) instead of the loader or an encode.
     public var sharedFills = 0
     /// Revalidations answered with 304 Not Modified.

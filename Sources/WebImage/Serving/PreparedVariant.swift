@@ -36,9 +36,7 @@ extension WebImageManager {
                                options: WebImageOptions = [], context: WebImageContext = WebImageContext()) -> PreparedVariant {
         var options = options
         var context = context
-        if hotFlags.load(ordering: .relaxed) & HotFlag.processesOptions.rawValue != 0 {
-            config.optionsProcessor?(url, &options, &context)
-        }
+        processOptions(url: url, &options, &context)
         let coders = context.coders ?? self.coders
         let choice = Self.formatChoice(format, coders: coders)
         let key = variantCacheKey(for: url, choice: choice, encoding: encoding, context: context, options: options)
@@ -49,13 +47,13 @@ extension WebImageManager {
     /// a lock held for a dictionary lookup.
     public func memoryCachedVariant(_ prepared: PreparedVariant) -> ImageVariant? {
         guard let key = lookupKey(of: prepared) else { return nil }
-        return memoryVariant(forKey: key, context: prepared.context)
+        return variants.memoryValue(forKey: key, context: prepared.context)
     }
 
     /// ``cachedVariant(url:format:encoding:options:context:)`` for a prepared request.
     public func cachedVariant(_ prepared: PreparedVariant) async -> ImageVariant? {
         guard let key = lookupKey(of: prepared) else { return nil }
-        return await lookUpVariant(forKey: key, context: prepared.context, cache: prepared.context.cache ?? cache)
+        return await variants.lookUp(forKey: key, context: prepared.context, cache: prepared.context.cache ?? cache)
     }
 
     /// ``loadVariant(url:format:encoding:options:context:)`` for a prepared request.

@@ -6,10 +6,11 @@ import Foundation
 /// a value: the options after the manager's options processor, the format choice, the encode
 /// settings, the coders, the cache and the key.
 ///
-/// `run()`: the variant another process stores meanwhile through a shared tier (fleet-wide single
-/// flight, ``ImageCaching/beginFill(forKey:)``), else the pixels (``WebImageManager/loadPixels(url:options:context:)``:
-/// the shared download, decoded small), encoded once in the format chosen for them, stored in the
-/// variant memory tier (at once, or when reused: ``VariantMemoryAdmission``) and on disk (in the background unless ``WebImageOptions/waitStoreCache``).
+/// `run()`: the pixels (``WebImageManager/loadPixels(url:options:context:)``: the shared download,
+/// decoded small), encoded once in the format chosen for them, stored in the variant memory tier (at
+/// once, or when reused: ``VariantMemoryAdmission``) and on disk (in the background unless
+/// ``WebImageOptions/waitStoreCache``). The manager's ``DerivedProductStore`` runs it once per key,
+/// after a fleet's fill claim (``ImageCaching/beginFill(forKey:)``) found no other process's variant.
 struct VariantPipeline: Sendable {
     let manager: WebImageManager
     let url: URL
@@ -23,26 +24,8 @@ struct VariantPipeline: Sendable {
     /// `nil` when the key filter says "cache nothing".
     let variantKey: String?
 
-    /// The variant, from a fleet's fill or made here.
-    func run() async throws(WebImageError) -> WebImageManager.EncodedVariant {
-        let storesVariant = context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) && !options.contains(.fromLoaderOnly)
-        guard let variantKey, storesVariant else { return try await make() }
-        if let filled = await cache.beginFill(forKey: variantKey), var variant = WebImageManager.variant(from: filled) {
-            manager.counters.add(\.sharedFills)
-            variant.cacheType = .disk
-            if context.storeCacheType.includesMemory { manager.keepInMemory(variant, forKey: variantKey) }
-            return WebImageManager.EncodedVariant(variant: variant, encodeDuration: .zero)
-        }
-        do {
-            return try await make()
-        } catch {
-            await cache.abandonFill(forKey: variantKey)
-            throw error
-        }
-    }
-
-    /// Loads the image (pixels), encodes it, stores the bytes.
-    private func make() async throws(WebImageError) -> WebImageManager.EncodedVariant {
+    /// Loads the image (pixels), encodes it once in the format chosen for it, stores the bytes.
+    func run() async throws(WebImageError) -> MadeProduct<ImageVariant> {
         // The decoded image stays in memory for the other formats of the same size; only its original's
         // bytes go to disk (the variant's own bytes are what is worth keeping there). A thumbnail's or
         // transform's pixels would be re-encoded for disk, so they stay in memory only; an image that is
@@ -92,11 +75,11 @@ struct VariantPipeline: Sendable {
         } catch {
             throw .encodingFailed(.encodingFailed(format: format, reason: "\(error)"), url: url)
         }
-        let encoded = WebImageManager.EncodedVariant(
-            variant: ImageVariant(data: data, format: format, pixelSize: pixelSize, cacheType: .none, entityTag: ImageVariant.entityTag(of: data)),
-            encodeDuration: ContinuousClock.now - encodeStarted)
+        let encoded = MadeProduct<ImageVariant>(
+            product: ImageVariant(data: data, format: format, pixelSize: pixelSize, cacheType: .none, entityTag: ImageVariant.entityTag(of: data)),
+            duration: ContinuousClock.now - encodeStarted)
         manager.counters.add(\.encodes)
-        try await store(encoded.variant)
+        try await store(encoded.product)
         return encoded
     }
 
@@ -111,7 +94,7 @@ struct VariantPipeline: Sendable {
 
     /// The variant that is the source's own document as its coder makes it safe to serve
     /// (``CoderRegistry/passthroughDocument(for:)``: an SVG sanitised), stored like an encode.
-    private func passedThrough(_ source: Data, pixelSize: PixelSize) async throws(WebImageError) -> WebImageManager.EncodedVariant {
+    private func passedThrough(_ source: Data, pixelSize: PixelSize) async throws(WebImageError) -> MadeProduct<ImageVariant> {
         let started = ContinuousClock.now
         let format = ImageFormat(sniffing: source)
         let document: Data?
@@ -123,32 +106,16 @@ struct VariantPipeline: Sendable {
         guard let data = document else { throw .encodingFailed(.unsupportedEncoding(format: format, pixelFormat: .rgba8), url: url) }
         let variant = ImageVariant(data: data, format: format, pixelSize: pixelSize, cacheType: .none, entityTag: ImageVariant.entityTag(of: data))
         try await store(variant)
-        return WebImageManager.EncodedVariant(variant: variant, encodeDuration: ContinuousClock.now - started)
+        return MadeProduct(product: variant, duration: ContinuousClock.now - started)
     }
 
-    /// The variant on disk as the options say, and in the memory tier at once unless the manager
-    /// admits variants there when they are reused (``VariantMemoryAdmission/whenReused``) and the
-    /// disk will have it.
+    /// The variant in the memory tier and on disk (``DerivedProductStore/store(_:forKey:options:context:cache:url:admitsToMemoryOnReuse:writes:)``),
+    /// admitted to memory as the manager's ``VariantMemoryAdmission`` says.
     private func store(_ variant: ImageVariant) async throws(WebImageError) {
         guard let variantKey else { return }
-        let storesOnDisk = context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly)
-        if context.storeCacheType.includesMemory && (!storesOnDisk || manager.config.variantMemoryAdmission == .whenEncoded) {
-            manager.keepInMemory(variant, forKey: variantKey)
-        }
-        guard storesOnDisk else { return }
-        let metadata = DiskCacheMetadata(entityTag: variant.entityTag, pixelSize: variant.pixelSize)
-        let cache = self.cache, data = variant.data
-        let write: @Sendable () async throws -> Void = { try await cache.storeData(data, forKey: variantKey, metadata: metadata) }
-        if options.contains(.waitStoreCache) {
-            do { try await write() } catch { throw .cacheStoreFailed(error as? DiskCacheError ?? .other("\(error)"), url: url) }
-        } else {
-            let observer = manager.observerSlot
-            manager.backgroundWrites.start(on: context.workExecutor) {
-                do { try await write() } catch {
-                    observer.emit { .diskWriteFailed(key: variantKey, error: error as? DiskCacheError ?? .other("\(error)")) }
-                }
-            }
-        }
+        try await manager.variants.store(variant, forKey: variantKey, options: options, context: context, cache: cache, url: url,
+                                         admitsToMemoryOnReuse: manager.config.variantMemoryAdmission == .whenReused,
+                                         writes: manager.cacheWrites)
     }
 
     /// The source's ICC profile (``WebImageOptions/preserveColorProfile``) and EXIF copyright

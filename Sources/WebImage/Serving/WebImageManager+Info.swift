@@ -39,23 +39,21 @@ extension WebImageManager {
         if isShutDown { throw WebImageError.shutDown(url: url) }
         var options = options
         var context = context
-        if hotFlags.load(ordering: .relaxed) & HotFlag.processesOptions.rawValue != 0 {
-            config.optionsProcessor?(url, &options, &context)
-        }
+        processOptions(url: url, &options, &context)
         if context.transformer != nil { context.transformer = nil }
         if context.thumbnailPixelSize != nil { context.thumbnailPixelSize = nil }
         let key = infoCacheKey(for: url, blurHashComponents: components, context: context, options: options)
         let cache = context.cache ?? self.cache
-        if let key, !options.contains(.fromLoaderOnly), let info = await storedInfo(forKey: key, context: context, cache: cache) {
+        if let key, !options.contains(.fromLoaderOnly), let info = await facts.lookUp(forKey: key, context: context, cache: cache) {
             return info
         }
         if options.contains(.fromCacheOnly) { throw WebImageError.notInCache(url: url) }
         let smallContext = Self.infoDecodeContext(context)
         let smallOptions = options.subtracting(.decodeFirstFrameOnly)
         let (storeOptions, storeContext) = (options, context)
-        let info = try await infoCoalescer.run(key: key ?? UUID().uuidString, cancellation: .cancelled(url: url),
-                                               refusal: .shutDown(url: url), events: nil, joined: { _ in },
-                                               executor: context.workExecutor) { _ async throws(WebImageError) in
+        let claimsFill = context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) && !options.contains(.fromLoaderOnly)
+        let made = try await facts.make(key: key, url: url, context: context, cache: cache, claimsFill: claimsFill, joined: { _ in }) {
+            () async throws(WebImageError) in
             var (image, source) = try await self.loadPixelsAndSource(url: url, options: smallOptions, context: smallContext)
             if source == nil {   // a cache that keeps no bytes: the source once more, from the loader
                 (image, source) = try await self.loadPixelsAndSource(url: url, options: smallOptions.union(.fromLoaderOnly), context: smallContext)
@@ -67,10 +65,13 @@ extension WebImageManager {
             } catch {
                 throw .decodingFailed(error as? ImageCodingError ?? .invalidImage("\(error)"), url: url)
             }
-            if let key { try await self.store(info, forKey: key, options: storeOptions, context: storeContext, cache: cache, url: url) }
-            return info
+            if let key {
+                try await self.facts.store(info, forKey: key, options: storeOptions, context: storeContext, cache: cache, url: url,
+                                           writes: self.cacheWrites)
+            }
+            return MadeProduct(product: info, duration: .zero)
         }
-        return info
+        return made.product
     }
 
     /// The key image facts are stored under: the image's key with `-Info(v1)` inserted
@@ -96,35 +97,5 @@ extension WebImageManager {
         small.appliesOrientation = true
         small.storeCacheType = context.storeCacheType.includesMemory ? .memory : .none
         return small
-    }
-
-    /// Facts from the memory tier, else from the cache's stored bytes (promoted to memory).
-    private func storedInfo(forKey key: String, context: WebImageContext, cache: any ImageCaching) async -> ImageInfo? {
-        if context.queryCacheType.includesMemory, var info = infoMemory.value(forKey: key) {
-            info.cacheType = .memory
-            return info
-        }
-        guard context.queryCacheType.includesDisk, let stored = try? await cache.cachedData(forKey: key),
-              var info = try? JSONDecoder().decode(ImageInfo.self, from: stored.data) else { return nil }
-        if context.storeCacheType.includesMemory { infoMemory.setValue(info, forKey: key) }
-        info.cacheType = .disk
-        return info
-    }
-
-    private func store(_ info: ImageInfo, forKey key: String, options: WebImageOptions, context: WebImageContext,
-                       cache: any ImageCaching, url: URL) async throws(WebImageError) {
-        if context.storeCacheType.includesMemory { infoMemory.setValue(info, forKey: key) }
-        guard context.storeCacheType.includesDisk, !options.contains(.cacheMemoryOnly), let data = try? JSONEncoder().encode(info) else { return }
-        let write: @Sendable () async throws -> Void = { try await cache.storeData(data, forKey: key, metadata: nil) }
-        if options.contains(.waitStoreCache) {
-            do { try await write() } catch { throw .cacheStoreFailed(error as? DiskCacheError ?? .other("\(error)"), url: url) }
-        } else {
-            let observer = observerSlot
-            backgroundWrites.start(on: context.workExecutor) {
-                do { try await write() } catch {
-                    observer.emit { .diskWriteFailed(key: key, error: error as? DiskCacheError ?? .other("\(error)")) }
-                }
-            }
-        }
     }
 }

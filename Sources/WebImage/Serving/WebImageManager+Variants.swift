@@ -78,24 +78,23 @@ extension WebImageManager {
         let cache = context.cache ?? self.cache
         if let variantKey, !options.contains(.fromLoaderOnly) {
             if storedBytesChecked {
-                if let variant = memoryVariant(forKey: variantKey, context: context) { return variant }
-            } else if let variant = await lookUpVariant(forKey: variantKey, context: context, cache: cache) {
+                if let variant = variants.memoryValue(forKey: variantKey, context: context) { return variant }
+            } else if let variant = await variants.lookUp(forKey: variantKey, context: context, cache: cache) {
                 return variant
             }
         }
         if options.contains(.fromCacheOnly) { throw WebImageError.notInCache(url: url) }
-        let shareKey = variantKey ?? UUID().uuidString
         let pipeline = VariantPipeline(manager: self, url: url, choice: prepared.choice, encoding: prepared.encoding, options: options,
                                        context: context, coders: prepared.coders, cache: cache, variantKey: variantKey)
+        let claimsFill = context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) && !options.contains(.fromLoaderOnly)
         var joined = false
-        let encoded = try await variantCoalescer.run(key: shareKey, cancellation: .cancelled(url: url), refusal: .shutDown(url: url),
-                                                     events: nil, joined: { joined = $0 },
-                                                     executor: context.workExecutor) { _ async throws(WebImageError) in
+        let encoded = try await variants.make(key: variantKey, url: url, context: context, cache: cache, claimsFill: claimsFill,
+                                              joined: { joined = $0 }) { () async throws(WebImageError) in
             try await pipeline.run()
         }
         report?.joinedEncodeUnderWay = joined
-        report?.encodeDuration = encoded.encodeDuration
-        return encoded.variant
+        report?.encodeDuration = encoded.duration
+        return encoded.product
     }
 
     /// The variant as ``loadVariant(url:format:encoding:options:context:)`` would answer it from the
@@ -118,34 +117,6 @@ extension WebImageManager {
                                     options: WebImageOptions = [], context: WebImageContext = WebImageContext()) -> ImageVariant? {
         guard !url.absoluteString.isEmpty, !isShutDown else { return nil }
         return memoryCachedVariant(prepareVariant(url: url, format: format, encoding: encoding, options: options, context: context))
-    }
-
-    /// The variant stored under `key` in the memory tier of encoded bytes, else in `cache`'s stored
-    /// bytes (promoted to memory when the context stores there), as the context's query tiers allow.
-    @inline(__always)
-    func lookUpVariant(forKey key: String, context: WebImageContext, cache: any ImageCaching) async -> ImageVariant? {
-        if let variant = memoryVariant(forKey: key, context: context) { return variant }
-        if context.queryCacheType.includesDisk, let variant = await storedVariant(forKey: key, in: cache) {
-            counters.add(\.variantDiskHits)
-            if context.storeCacheType.includesMemory { keepInMemory(variant, forKey: key) }
-            return variant
-        }
-        return nil
-    }
-
-    /// The variant under `key` in the memory tier of encoded bytes, when the context queries memory
-    /// (a hit counted).
-    @inline(__always)
-    func memoryVariant(forKey key: String, context: WebImageContext) -> ImageVariant? {
-        guard context.queryCacheType.includesMemory, let variant = variantMemory.value(forKey: key) else { return nil }
-        counters.addVariantMemoryHit()
-        return variant
-    }
-
-    /// What the encode coalescer shares: the variant, and how long its encode took (for reports).
-    struct EncodedVariant: Sendable {
-        var variant: ImageVariant
-        var encodeDuration: Duration
     }
 
     /// The key the variant of `url` is stored under for these parameters: the image's key
@@ -238,31 +209,5 @@ extension WebImageManager {
             part += ",e\(format.rawValue)\(Int((min(max(effort, 0), 1) * 100).rounded()))"
         }
         return part + ")"
-    }
-
-    /// A variant from the cache's stored bytes, or `nil` (a miss, an unreadable entry, or bytes
-    /// whose format is not recognised or whose size was not stored: the variant is made again).
-    func storedVariant(forKey key: String, in cache: any ImageCaching) async -> ImageVariant? {
-        guard let stored = try? await cache.cachedData(forKey: key) else { return nil }
-        return Self.variant(from: stored)
-    }
-
-    /// A variant from stored bytes, or `nil` when their format is not recognised or their size was not stored.
-    static func variant(from stored: CachedData) -> ImageVariant? {
-        guard let pixelSize = stored.metadata?.pixelSize else { return nil }
-        let format = ImageFormat(sniffing: stored.data)
-        guard format != .unknown else { return nil }
-        let tag = stored.metadata?.entityTag ?? ImageVariant.entityTag(of: stored.data)
-        var variant = ImageVariant(data: stored.data, format: format, pixelSize: pixelSize, cacheType: .disk, entityTag: tag)
-        variant.cacheSource = stored.source
-        return variant
-    }
-
-    func keepInMemory(_ variant: ImageVariant, forKey key: String) {
-        guard config.maxVariantMemoryCost > 0 else { return }
-        var kept = variant
-        kept.cacheType = .memory
-        kept.cacheSource = .memory
-        variantMemory.setValue(kept, forKey: key, cost: variant.data.count)
     }
 }

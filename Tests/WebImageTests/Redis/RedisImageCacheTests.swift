@@ -116,6 +116,23 @@ import Testing
         for (manager, _) in fleet { await manager.shutdown() }
     }
 
+    /// Facts are a derived product like variants (one store shape): the fleet's fill claim on their key
+    /// lets one manager decode the image while the others read its document.
+    @Test func imageFactsAreComputedOnceForTheFleet() async throws {
+        let redis = try await RedisServerProcess()
+        let fleet = (0..<3).map { manager("i\($0)", redis: redis) }
+        let url = origin.url("/4.png")
+        let widths = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (manager, _) in fleet { group.addTask { try await manager.loadImageInfo(url: url).pixelSize.width } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(widths == [44, 44, 44])
+        #expect(fleet.reduce(0) { $0 + $1.0.statistics.decodes } == 1, "one decode in the fleet: the others read the facts' document")
+        #expect(fleet.reduce(0) { $0 + $1.0.statistics.sharedFills } == 2)
+        #expect(origin.requestCount(for: "/4.png") == 1)
+        for (manager, _) in fleet { await manager.shutdown() }
+    }
+
     @Test func aFailedFetchEndsItsClaimSoTheOthersDoNotWaitOutTheirLimit() async throws {
         let redis = try await RedisServerProcess()
         let (first, firstCache) = manager("a", redis: redis) { $0.maxFillWait = .seconds(600) }

@@ -60,9 +60,9 @@ import Testing
         #expect(try await fixture.get(inMemory).status == 200)
         #expect(try await fixture.get(onDisk).status == 200)
         await fixture.managerFixture.manager.backgroundWrites.waitUntilIdle()
-        fixture.managerFixture.manager.variantMemory.removeAll()   // both only on disk now
+        fixture.managerFixture.manager.variants.memory.removeAll()   // both only on disk now
         #expect(try await fixture.get(inMemory).status == 200)     // a disk hit, kept in memory
-        #expect(fixture.managerFixture.manager.variantMemory.count == 1)
+        #expect(fixture.managerFixture.manager.variants.memory.count == 1)
         let blockedUntil = ContinuousClock.now + .seconds(3)
         let blockers = Self.block(ThreadPoolExecutor.requests, until: blockedUntil) + Self.block(ThreadPoolExecutor.coldWork, until: blockedUntil)
         let client = ServerLifecycleTests.Client(port: fixture.port, asking: [("memory", inMemory), ("health", "/health"),
@@ -90,7 +90,7 @@ import Testing
         let path = "/insecure/rs:fit:60:60/plain/\(fixture.source("/photo.jpg"))@png"
         #expect(try await fixture.get(path).status == 200)
         await fixture.managerFixture.manager.backgroundWrites.waitUntilIdle()
-        fixture.managerFixture.manager.variantMemory.removeAll()
+        fixture.managerFixture.manager.variants.memory.removeAll()
         let blockedUntil = ContinuousClock.now + .seconds(2)
         let blockers = Self.block(ThreadPoolExecutor.coldWork, until: blockedUntil)
         let client = ServerLifecycleTests.Client(port: fixture.port, asking: [("disk", path), ("health", "/health")])
