@@ -13,6 +13,8 @@ struct FormatPolicy: Sendable {
     var preferred: [ImageFormat] = [.jpeg, .png, .gif]
     /// ``ImageServerConfig/alwaysRasterizesSVG``.
     var alwaysRasterizesVectors = false
+    /// ``ImageServerConfig/bestFormat``.
+    var best = BestFormatSettings()
     /// The coders a modern format must be writable by.
     var coders: CoderRegistry = .shared
 
@@ -20,6 +22,7 @@ struct FormatPolicy: Sendable {
     init(config: ImageServerConfig) {
         (automatic, enforced, preferred, coders) = (config.autoFormats, config.enforcedFormats, config.preferredFormats, config.coders)
         alwaysRasterizesVectors = config.alwaysRasterizesSVG
+        best = config.bestFormat
     }
 
     /// imgproxy's defaults: nothing negotiated, JPEG, PNG, GIF preferred; `negotiates`: AVIF and WebP
@@ -31,9 +34,20 @@ struct FormatPolicy: Sendable {
 
     /// The format for a URL naming `named` (or none), from a client sending `accept`, and whether the
     /// answer depends on `Accept` (it must then say `Vary: Accept`).
-    func format(named: ImageFormat?, accept: String?) -> (format: VariantFormat, variesByAccept: Bool) {
+    /// `asksBest`: the URL asks for `best` (or names nothing on a server whose default is `best`): the
+    /// preferred formats and the negotiated ones the client accepts are the candidates.
+    func format(named: ImageFormat?, asksBest: Bool = false, accept: String?) -> (format: VariantFormat, variesByAccept: Bool) {
         if let modern = modern(among: enforced, accept: accept) { return (.exactly(modern), true) }
         if let named { return (.exactly(named), !enforced.isEmpty) }
+        if asksBest || best.isDefault {
+            var candidates = BestFormat(accept: nil, preferred: preferred, coders: coders).candidates
+            for format in ImageFormatRegistry.shared.negotiableFormats
+            where automatic.union(enforced).contains(format) && format.isAccepted(by: accept) && coders.canEncode(format) && !candidates.contains(format) {
+                candidates.append(format)
+            }
+            let choice = BestFormat(candidates: candidates, complexityThreshold: best.complexityThreshold, maxPixelCount: best.maxPixelCount)
+            return (.best(choice), !enforced.isEmpty || !automatic.isEmpty)
+        }
         if let modern = modern(among: automatic, accept: accept) { return (.exactly(modern), true) }
         return (.preferred(preferred), !enforced.isEmpty || !automatic.isEmpty)
     }
@@ -42,7 +56,8 @@ struct FormatPolicy: Sendable {
     /// none) and skipping `skipped`, as imgproxy's `shouldSkipStandardProcessing`: when the URL names
     /// SVG, or names nothing and the server does not always rasterise (or it does, and the URL skips
     /// SVG's processing). Whatever the rest of the policy picks for raster sources.
-    func passesVectorSource(named: ImageFormat?, skipped: Set<ImageFormat>) -> Bool {
+    func passesVectorSource(named: ImageFormat?, skipped: Set<ImageFormat>, asksBest: Bool = false) -> Bool {
+        if (asksBest || best.isDefault) && named == nil && !best.allowsSkips { return false }
         guard let named else { return !alwaysRasterizesVectors || skipped.contains { coders.canPassThrough($0) } }
         return coders.canPassThrough(named)
     }

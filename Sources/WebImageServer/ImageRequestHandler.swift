@@ -353,7 +353,10 @@ struct ImageRequestHandler: Sendable {
         }
         guard let data = result.data else { return parsed.raw ? .text(500, "internal error: the source's bytes are not kept") : nil }
         let format = ImageFormat(sniffing: data)
-        guard parsed.raw || (parsed.skipProcessing.contains(format) && (parsed.format == nil || parsed.format == format)) else { return nil }
+        let bestSkips = !(parsed.format == nil && (parsed.asksBestFormat || config.bestFormat.isDefault)) || config.bestFormat.allowsSkips
+        guard parsed.raw || (parsed.skipProcessing.contains(format) && (parsed.format == nil || parsed.format == format) && bestSkips) else {
+            return nil
+        }
         var body = data
         if !parsed.raw, config.coders.canPassThrough(format) {   // an SVG skipped is still sanitised, as imgproxy's
             do { body = try config.coders.passthroughDocument(for: data) ?? data } catch { return .text(422, "the image cannot be decoded") }

@@ -88,6 +88,9 @@ public struct ImageServerConfig: Sendable {
     /// listed, else the first that can hold the image (imgproxy's `IMGPROXY_PREFERRED_FORMATS`);
     /// default JPEG, PNG, GIF, as imgproxy (a WebP or AVIF source becomes JPEG, or PNG with alpha).
     public var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
+    /// How a URL asking for the `best` format is answered (imgproxy Pro's `IMGPROXY_BEST_FORMAT_*`);
+    /// default imgproxy's.
+    public var bestFormat = BestFormatSettings()
     /// Whether an SVG source is rendered and answered in a raster format even when the URL names no
     /// format (imgproxy's `IMGPROXY_ALWAYS_RASTERIZE_SVG`); default `false`: an SVG source whose URL
     /// names no format, or names `svg`, is answered as its sanitised document

@@ -56,6 +56,9 @@ public struct ProcessingDefaults: Sendable, Equatable {
     /// Source formats answered with the source's own bytes when the URL names no other format
     /// (`IMGPROXY_SKIP_PROCESSING_FORMATS`, as the URL's `skip_processing`); default none.
     public var skipProcessingFormats: Set<ImageFormat> = []
+    /// The automatic quality of lossy answers (imgproxy Pro's `IMGPROXY_AUTOQUALITY_*`; `autoquality`
+    /// per URL); default none: the fixed quality.
+    public var autoQuality = AutoQualitySettings()
 
     /// ``avifSpeed`` as an ``WebImage/EncodeOptions/compressionEffort`` (libavif speed `10 − effort × 10`).
     var avifCompressionEffort: Double { Double(10 - min(max(avifSpeed, 0), 9)) / 10 }

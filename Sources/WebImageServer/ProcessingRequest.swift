@@ -20,6 +20,10 @@ struct ProcessingRequest: Sendable {
     var formatQuality: [ImageFormat: Int] = [:]
     /// `max_bytes` (0: none).
     var maxBytes = 0
+    /// `autoquality` over the server's settings.
+    var autoQuality = AutoQualitySettings()
+    /// `format:best` (imgproxy Pro): the smallest of several formats.
+    var asksBestFormat = false
     /// `strip_color_profile`: convert to sRGB and drop the profile (default), or keep it.
     var stripsColorProfile = true
     /// `keep_copyright`.
@@ -119,6 +123,7 @@ struct ProcessingRequest: Sendable {
         stripsColorProfile = defaults.stripsColorProfile
         keepsCopyright = defaults.keepsCopyright
         preservesHDR = defaults.preservesHDR
+        autoQuality = defaults.autoQuality
         // imgproxy's client hints come first: the presets and the URL's options overwrite them.
         if let dpr = clientHints.dpr { processing.devicePixelRatio = dpr }
         if let width = clientHints.width { processing.width = max(1, Int((Double(width) / (clientHints.dpr ?? 1)).rounded())) }
@@ -131,7 +136,7 @@ struct ProcessingRequest: Sendable {
         for segment in path.optionSegments {
             try apply(segment, rules, expanding: &expanding)
         }
-        if let text = path.extensionText, !raw { format = try Self.format(named: text, option: "the extension") }
+        if let text = path.extensionText, !raw { try setFormat(named: text, option: "the extension") }
         processing.watermark?.opacity *= defaults.watermarkOpacity
         if expires > 0 && Double(expires) < now.timeIntervalSince1970 { throw Expired() }
     }
@@ -279,7 +284,9 @@ struct ProcessingRequest: Sendable {
             maxBytes = try reader.requiredLength(0, upTo: Int(Int32.max))
         case "format", "f", "ext":
             try reader.limit(1)
-            format = try Self.format(named: arguments.first ?? "", option: name)
+            try setFormat(named: arguments.first ?? "", option: name)
+        case "autoquality", "aq":
+            try autoQuality.apply(reader)
         case "skip_processing", "skp":
             guard !arguments.isEmpty, !arguments.contains("") else { throw Invalid(reason: "\(name): needs format names") }
             for text in arguments { skipProcessing.formUnion(try Self.sourceFormats(named: text, option: name)) }
@@ -356,6 +363,15 @@ struct ProcessingRequest: Sendable {
         }
     }
 
+    /// The output format named `name`, or imgproxy Pro's `best`.
+    private mutating func setFormat(named name: String, option: String) throws(Invalid) {
+        if name == "best" {
+            (format, asksBestFormat) = (nil, true)
+        } else {
+            (format, asksBestFormat) = (try Self.format(named: name, option: option), false)
+        }
+    }
+
     /// The source formats an imgproxy format name stands for in `skip_processing`, from the format
     /// registry (`heic` is HEIF's too: imgproxy has one type for both).
     static func sourceFormats(named name: String, option: String) throws(Invalid) -> Set<ImageFormat> {
@@ -365,10 +381,10 @@ struct ProcessingRequest: Sendable {
 
     /// An output format named by its registry name or alias (`jpeg`, `jpg`, `png`, `webp`, `avif`, `gif`,
     /// `jxl`, `heic`, `tiff`/`tif`, `bmp`, `ico`, `svg`). An unknown name is refused, and so is `best`
-    /// (imgproxy's paid edition); whether the server's coders write the format is the handler's check
+    /// here (a request takes it: ``asksBestFormat``); whether the server's coders write the format is the handler's check
     /// (``checkWritable(by:)``).
     static func format(named name: String, option: String) throws(Invalid) -> ImageFormat? {
-        if name == "best" { throw Invalid(reason: "\(option): best (imgproxy Pro) is not supported; name a format") }
+        if name == "best" { throw Invalid(reason: "\(option): best is a choice among formats, not one format") }
         guard let format = ImageFormat(named: name), format != .pdf else { throw Invalid(reason: "\(option): unknown format \(name)") }
         return format
     }

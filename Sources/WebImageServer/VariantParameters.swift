@@ -21,12 +21,15 @@ struct VariantParameters {
     /// - Parameter formats: how the format is picked from the URL's and the client's `accept`.
     init(request: ProcessingRequest, accept: String?, formats: FormatPolicy = FormatPolicy(), watermark: WatermarkImage? = nil,
          limits: ImageLimits = ImageLimits()) {
-        (format, variesByAccept) = formats.format(named: request.format, accept: accept)
+        (format, variesByAccept) = formats.format(named: request.format, asksBest: request.asksBestFormat, accept: accept)
         // The output format is decided once, by the manager once the image is known: every format's
         // quality and effort are handed on, and the encode picks its own.
         let defaults = request.defaults
         encoding = EncodeOptions(compressionQuality: Double(request.quality ?? defaults.quality) / 100)
-        encoding.passesVectorSource = formats.passesVectorSource(named: request.format, skipped: request.skipProcessing)
+        encoding.passesVectorSource = formats.passesVectorSource(named: request.format, skipped: request.skipProcessing,
+                                                                 asksBest: request.asksBestFormat)
+        // Validated when the URL or the server's settings were read.
+        encoding.automaticQuality = try? request.autoQuality.automaticQuality()
         if request.quality == nil {
             for format in ProcessingRequest.qualityFormats where request.quality(for: format) != defaults.quality {
                 encoding.formatQualities[format] = Double(request.quality(for: format)) / 100

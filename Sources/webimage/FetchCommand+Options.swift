@@ -21,12 +21,15 @@ extension FetchCommand {
                 return true
             },
             .flag("--refresh", help: "revalidate cached images with the server (ETag / Last-Modified)") { $0.refresh = true },
-            .value("--format", "F", need: "auto, \(DecodeCommand.writableFormatNames)", default: "none: images, not variants",
+            .value("--format", "F", need: "auto, best, \(DecodeCommand.writableFormatNames)", default: "none: images, not variants",
                    help: "load encoded variants in format F (auto: AVIF or WebP when --accept lists them, else JPEG, PNG or GIF by the "
-                       + "source), cached as such: a warm run decodes nothing; --out then writes each variant's bytes") { command, text in
+                       + "source; best: the smallest of JPEG, PNG and what --accept lists, lossless for flat pictures), cached as such: "
+                       + "a warm run decodes nothing; --out then writes each variant's bytes") { command, text in
                 let name = text.lowercased()
                 if name == "auto" {
                     command.variantFormat = .automatic(accept: nil)
+                } else if name == "best" {
+                    command.variantFormat = .best(BestFormat(candidates: []))   // its candidates come from --accept, read later
                 } else if let format = ImageFormat(named: name), CoderRegistry.shared.canEncode(format) {
                     command.variantFormat = .exactly(format)
                 } else {
@@ -34,8 +37,15 @@ extension FetchCommand {
                 }
                 return true
             },
-            .value("--quality", "Q", need: "a number from 1 to 100", default: "90", help: "the variants' lossy quality (needs --format)") {
-                command, text in
+            .value("--quality", "Q", need: "a number from 1 to 100, or auto[:TARGET] (TARGET: a DSSIM above 0)", default: "90",
+                   help: "the variants' lossy quality (needs --format); auto: the lowest quality from 70 to 80 (AVIF 60 to 65) whose DSSIM "
+                       + "against the unencoded picture is at most TARGET (default 0.02), searched per picture") { command, text in
+                if text == "auto" || text.hasPrefix("auto:") {
+                    let target = text == "auto" ? AutomaticQuality.defaultDSSIMTarget : Double(text.dropFirst(5)) ?? -1
+                    guard target > 0, target.isFinite else { return false }
+                    command.automaticQuality = .dssim(target: target)
+                    return true
+                }
                 guard let quality = Double(text), (1...100).contains(quality) else { return false }
                 command.quality = quality
                 return true

@@ -14,6 +14,8 @@ struct FetchCommand {
     /// With `--format`: load encoded variants in this format (or the `--accept` choice) instead of images.
     var variantFormat: VariantFormat?
     var quality: Double?
+    /// `--quality auto[:TARGET]`: the quality searched per picture.
+    var automaticQuality: AutomaticQuality?
     var accept: String?
     var redis = RedisArguments()
     var s3 = S3Arguments()
@@ -86,10 +88,11 @@ struct FetchCommand {
         } catch {
             return .failure("\(error)")
         }
-        if command.variantFormat == nil && (command.quality != nil || command.accept != nil) {
+        if command.variantFormat == nil && (command.quality != nil || command.accept != nil || command.automaticQuality != nil) {
             return .failure("--quality and --accept need --format")
         }
         if case .automatic = command.variantFormat { command.variantFormat = .automatic(accept: command.accept) }
+        if case .best = command.variantFormat { command.variantFormat = .best(BestFormat(accept: command.accept)) }
         return .success(command)
     }
 
@@ -122,6 +125,7 @@ struct FetchCommand {
         let files = outputDirectory.map { OutputFiles(directory: $0) }
         var encoding = EncodeOptions()
         if let quality { encoding.compressionQuality = quality / 100 }
+        encoding.automaticQuality = automaticQuality
         let variantFormat = self.variantFormat, variantEncoding = encoding
         var context = WebImageContext()
         if let thumbnail { context.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }

@@ -73,6 +73,9 @@ extension ImgproxyEnvironment {
             reasons["IMGPROXY_" + name] = "not supported: the environment is read from the process only (an env file or secret store must set it)"
         }
         reasons["IMGPROXY_PPROF_BIND"] = "Go's profiler: not applicable"
+        for name in modelSettings {
+            reasons[name] = "no machine-learning model is run: autoquality's ml method is answered as dssim, as imgproxy answers it without a model"
+        }
         return reasons
     }()
 }

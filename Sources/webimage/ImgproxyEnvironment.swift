@@ -19,8 +19,10 @@ enum ImgproxyEnvironment {
 
     private typealias Apply = @Sendable (String, inout ServeCommand) throws(Invalid) -> Void
 
-    /// The names applied, and how.
-    private static let honoured: [String: Apply] = [
+    /// The names applied, and how: these and ``qualitySettings``.
+    private static let honoured = generalSettings.merging(qualitySettings) { first, _ in first }
+
+    private static let generalSettings: [String: Apply] = [
         "IMGPROXY_BIND": { value, command throws(Invalid) in
             let (host, port) = try bind(value, "IMGPROXY_BIND")
             command.bind = host
@@ -126,13 +128,7 @@ enum ImgproxyEnvironment {
             command.server.processingDefaults.quality = try quality(value, "IMGPROXY_QUALITY")
         },
         "IMGPROXY_FORMAT_QUALITY": { value, command throws(Invalid) in
-            for entry in list(value) {
-                let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
-                guard parts.count == 2, let format = ImageFormat(named: parts[0]) else {
-                    throw Invalid(name: "IMGPROXY_FORMAT_QUALITY", reason: "not format=quality: \(entry)")
-                }
-                command.server.processingDefaults.formatQualities[format] = try quality(parts[1], "IMGPROXY_FORMAT_QUALITY")
-            }
+            command.server.processingDefaults.formatQualities.merge(try formatQualities(value, "IMGPROXY_FORMAT_QUALITY")) { $1 }
         },
         "IMGPROXY_MAX_SRC_RESOLUTION": { value, command throws(Invalid) in
             command.server.processingDefaults.maxSourcePixels = try megapixels(value, "IMGPROXY_MAX_SRC_RESOLUTION")
@@ -141,8 +137,7 @@ enum ImgproxyEnvironment {
             command.server.processingDefaults.maxAnimationFrames = try positive(value, "IMGPROXY_MAX_ANIMATION_FRAMES")
         },
         "IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": { value, command throws(Invalid) in
-            let pixels = try megapixels(value, "IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION", allowsZero: true)
-            command.server.processingDefaults.maxAnimationFramePixels = pixels == 0 ? nil : pixels
+            command.server.processingDefaults.maxAnimationFramePixels = try megapixelLimit(value, "IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION")
         },
         "IMGPROXY_MAX_RESULT_DIMENSION": { value, command throws(Invalid) in
             command.server.processingDefaults.maxResultDimension = try count(value, "IMGPROXY_MAX_RESULT_DIMENSION")
@@ -321,6 +316,7 @@ enum ImgproxyEnvironment {
                 ignored.append("\(name) is ignored: \(notHonoured[name] ?? "not an imgproxy setting webimage serve knows")")
             }
         }
+        try checkQualitySettings(command)
         if command.environmentKeyHexes.count != command.environmentSaltHexes.count {
             throw Invalid(name: "IMGPROXY_KEY", reason: "\(command.environmentKeyHexes.count) keys but \(command.environmentSaltHexes.count) salts in IMGPROXY_SALT")
         }
@@ -372,6 +368,20 @@ enum ImgproxyEnvironment {
         return number
     }
 
+    /// A list of `format=quality` entries (`IMGPROXY_FORMAT_QUALITY`'s syntax, as imgproxy's
+    /// `parseImageTypesQuality`): comma-separated, names the registry knows, qualities 1–100.
+    static func formatQualities(_ value: String, _ name: String) throws(Invalid) -> [ImageFormat: Int] {
+        var qualities: [ImageFormat: Int] = [:]
+        for entry in list(value) {
+            let parts = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let format = ImageFormat(named: parts[0]) else {
+                throw Invalid(name: name, reason: "not format=quality: \(entry)")
+            }
+            qualities[format] = try quality(parts[1], name)
+        }
+        return qualities
+    }
+
     /// imgproxy's megapixels (`env.MegaInt`: a decimal number of millions), as pixels.
     static func megapixels(_ value: String, _ name: String, allowsZero: Bool = false) throws(Invalid) -> Int {
         guard let number = Double(value.trimmingCharacters(in: .whitespaces)), number.isFinite, number >= 0, number < 1_000_000,
@@ -379,6 +389,12 @@ enum ImgproxyEnvironment {
             throw Invalid(name: name, reason: "not a number of megapixels\(allowsZero ? "" : " above 0"): \(value)")
         }
         return Int((number * 1_000_000).rounded())
+    }
+
+    /// A limit in imgproxy's megapixels, as pixels; `nil` for 0 (no limit).
+    static func megapixelLimit(_ value: String, _ name: String) throws(Invalid) -> Int? {
+        let pixels = try megapixels(value, name, allowsZero: true)
+        return pixels == 0 ? nil : pixels
     }
 
     /// The non-empty trimmed lines of the file at `path` (imgproxy's `*_PATH` settings).

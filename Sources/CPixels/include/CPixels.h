@@ -1,6 +1,7 @@
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
+#include "dssim.h"
 
 /// Pixel loops the Swift compiler does not vectorise: its Float-to-integer conversion checks every
 /// value for infinity and NaN, one lane at a time, even after a clamp. Plain C loops clang turns

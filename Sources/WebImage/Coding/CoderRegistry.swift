@@ -70,10 +70,13 @@ public final class CoderRegistry: ProgressiveImageCoder {
 
     /// Encodes with the newest coder that can write `format`, then writes
     /// ``EncodeOptions/colorProfile`` and ``EncodeOptions/copyright`` into JPEG, PNG and WebP bytes
-    /// (AVIF's coder writes them itself; GIF has no place for them).
+    /// (AVIF's coder writes them itself; GIF has no place for them). With an
+    /// ``EncodeOptions/automaticQuality`` the quality is searched first
+    /// (``encodeSearchingQuality(_:as:options:)``).
     /// - Throws: ``ImageCodingError/unsupportedEncoding(format:pixelFormat:)`` when none can, otherwise
     ///   what that coder throws.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions = EncodeOptions()) throws -> Data {
+        if options.automaticQuality != nil { return try encodeSearchingQuality(image, as: format, options: options).data }
         guard let coder = coders.last(where: { $0.canEncode(format) }) else {
             throw ImageCodingError.unsupportedEncoding(format: format, pixelFormat: image.pixelFormat)
         }

@@ -68,6 +68,13 @@ public struct EncodeOptions: Sendable, Hashable {
     /// passes it.
     public var passesVectorSource = false
 
+    /// A quality chosen per picture by a search (imgproxy's `autoquality`) instead of
+    /// ``compressionQuality``: the lowest quality that looks right by ``DSSIM``, or the highest whose
+    /// file fits a size; default `nil` (the fixed quality). Applies to lossy still encodes through
+    /// ``CoderRegistry/encode(_:as:options:)`` (``CoderRegistry/encodeSearchingQuality(_:as:options:)``
+    /// says what the search did). ``maxFileSize`` still bounds every file it tries.
+    public var automaticQuality: AutomaticQuality?
+
     /// These options as an encode to `format` uses them: its entries of ``formatQualities`` and
     /// ``formatEfforts`` in place of ``compressionQuality`` and ``compressionEffort``.
     public func resolved(for format: ImageFormat) -> EncodeOptions {

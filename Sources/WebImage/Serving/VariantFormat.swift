@@ -18,6 +18,10 @@ public enum VariantFormat: Sendable, Hashable {
     /// but JPEG); else the first. What imgproxy 4 does when a URL names no format, with its
     /// `IMGPROXY_PREFERRED_FORMATS` (default JPEG, PNG, GIF: a WebP source becomes a JPEG).
     case preferred([ImageFormat])
+    /// The smallest file among several formats (imgproxy Pro's `format:best`): lossless for a flat
+    /// picture, lossy otherwise, each candidate tried (see ``BestFormat``). A server building the
+    /// candidates from `Accept` must send `Vary: Accept`.
+    case best(BestFormat)
 }
 
 extension ImageFormat {

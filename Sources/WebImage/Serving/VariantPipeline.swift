@@ -57,7 +57,7 @@ struct VariantPipeline: Sendable {
         }
         var encoding = encoding
         if keepsMetadata { await addSourceMetadata(to: &encoding) }
-        let format = choice.format(for: image, coders: coders)
+        var format = choice.format(for: image, coders: coders)
         var pixelSize = image.size
         if let side = encoding.maxPixelSize, side > 0, max(image.width, image.height) > side {
             pixelSize = PNGCoder.size(of: image.size, fittingSide: side)
@@ -69,7 +69,12 @@ struct VariantPipeline: Sendable {
         let data: Data
         let encodeStarted = ContinuousClock.now
         do {
-            data = try coders.encode(image, as: format, options: encoding.resolved(for: format))
+            if case .best(let best) = choice {
+                let chosen = try best.encode(image, options: encoding, coders: coders)
+                (data, format) = (chosen.data, chosen.format)
+            } else {
+                data = try coders.encode(image, as: format, options: encoding.resolved(for: format))
+            }
         } catch let error as ImageCodingError {
             throw .encodingFailed(error, url: url)
         } catch {

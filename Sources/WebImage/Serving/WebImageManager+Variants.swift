@@ -145,6 +145,7 @@ extension WebImageManager {
         case sourceFamily
         case sourceFormat
         case preferred([ImageFormat])
+        case best(BestFormat)
 
         var keyPart: String {
             switch self {
@@ -152,6 +153,7 @@ extension WebImageManager {
             case .sourceFamily: "family"
             case .sourceFormat: "source"
             case .preferred(let formats): "preferred-" + formats.map(\.rawValue).joined(separator: ".")
+            case .best(let best): best.keyPart
             }
         }
 
@@ -165,6 +167,8 @@ extension WebImageManager {
             case .preferred(let formats):
                 Self.preferred(formats.filter(coders.canEncode), for: image)
                     ?? .family(ofAnimated: image.isAnimated, hasAlpha: image.pixelFormat.hasAlpha)
+            case .best:   // the encode chooses (BestFormat.encode); this is its fallback
+                .family(ofAnimated: image.isAnimated, hasAlpha: image.pixelFormat.hasAlpha)
             }
         }
 
@@ -181,6 +185,7 @@ extension WebImageManager {
         case .exactly(let format): .exactly(format)
         case .source: .sourceFormat
         case .preferred(let formats): .preferred(formats)
+        case .best(let best): .best(best)
         case .automatic(let accept): ImageFormat.modernChoice(accept: accept, coders: coders).map { .exactly($0) } ?? .sourceFamily
         }
     }
@@ -199,6 +204,7 @@ extension WebImageManager {
         if let size = encoding.maxFileSize { part += ",size\(size)" }
         if encoding.isProgressive { part += ",progressive" }
         if encoding.passesVectorSource { part += ",vector" }
+        if let automatic = encoding.automaticQuality { part += "," + automatic.keyPart }
         if let profile = encoding.colorProfile { part += ",icc" + MD5.hex(profile).prefix(12) }
         if let copyright = encoding.copyright { part += ",c" + MD5.hex(Array(copyright.utf8)).prefix(12) }
         if options.contains(.preserveCopyright) { part += ",copyright" }

@@ -195,6 +195,39 @@ import Testing
     }
 }
 
+/// imgproxy Pro's `IMGPROXY_AUTOQUALITY_*` and `IMGPROXY_BEST_FORMAT_*`.
+extension ImgproxyEnvironmentTests {
+    @Test func autoqualityAndBestFormatSettingsAreApplied() throws {
+        let command = try parsed(["--unsigned"], [
+            "IMGPROXY_AUTOQUALITY_METHOD": "dssim", "IMGPROXY_AUTOQUALITY_TARGET": "0.015", "IMGPROXY_AUTOQUALITY_MIN": "50",
+            "IMGPROXY_AUTOQUALITY_MAX": "90", "IMGPROXY_AUTOQUALITY_FORMAT_MIN": "jpeg=55, avif=40", "IMGPROXY_AUTOQUALITY_FORMAT_MAX": "avif=50",
+            "IMGPROXY_AUTOQUALITY_ALLOWED_ERROR": "0.001", "IMGPROXY_AUTOQUALITY_MAX_RESOLUTION": "2.5",
+            "IMGPROXY_BEST_FORMAT_COMPLEXITY_THRESHOLD": "7", "IMGPROXY_BEST_FORMAT_MAX_RESOLUTION": "4",
+            "IMGPROXY_BEST_FORMAT_BY_DEFAULT": "true", "IMGPROXY_BEST_FORMAT_ALLOW_SKIPS": "1",
+        ])
+        let quality = command.server.processingDefaults.autoQuality
+        #expect(quality.method == .dssim && quality.target == 0.015 && quality.minQuality == 50 && quality.maxQuality == 90)
+        #expect(quality.formatMinQualities == [.jpeg: 55, .avif: 40] && quality.formatMaxQualities == [.avif: 50])
+        #expect(quality.allowedError == 0.001 && quality.maxPixelCount == 2_500_000)
+        let automatic = try #require(try quality.automaticQuality())
+        #expect(automatic.qualityRange(for: .jpeg) == 55...90 && automatic.qualityRange(for: .avif) == 40...50)
+        let best = command.server.bestFormat
+        #expect(best.complexityThreshold == 7 && best.maxPixelCount == 4_000_000 && best.isDefault && best.allowsSkips)
+    }
+
+    @Test func badAutoqualitySettingsStopTheStart() {
+        for (name, value) in [("IMGPROXY_AUTOQUALITY_METHOD", "fast"), ("IMGPROXY_AUTOQUALITY_TARGET", "-1"),
+                              ("IMGPROXY_AUTOQUALITY_MIN", "0"), ("IMGPROXY_AUTOQUALITY_FORMAT_MIN", "jpeg"),
+                              ("IMGPROXY_AUTOQUALITY_ALLOWED_ERROR", "2"), ("IMGPROXY_BEST_FORMAT_COMPLEXITY_THRESHOLD", "x")] {
+            #expect(refusal(["--unsigned"], [name: value])?.contains(name) == true, "\(name)=\(value)")
+        }
+        let sizeWithoutBytes = refusal(["--unsigned"], ["IMGPROXY_AUTOQUALITY_METHOD": "size"])
+        #expect(sizeWithoutBytes?.contains("bytes") == true, "size needs a byte target, not the DSSIM default: \(sizeWithoutBytes ?? "started")")
+        #expect(refusal(["--unsigned"], ["IMGPROXY_AUTOQUALITY_MIN": "90", "IMGPROXY_AUTOQUALITY_MAX": "80"]) != nil)
+        #expect(refusal(["--unsigned"], ["IMGPROXY_AUTOQUALITY_JPEG_NET": "/models/jpeg.onnx"]) == nil, "a model path is reported, not refused")
+    }
+}
+
 /// `Docs/imgproxy-config.md` has a row for every name the environment reader knows.
 @Suite struct ImgproxyConfigDocsTests {
     @Test func everyKnownNameHasARow() throws {
