@@ -27,6 +27,7 @@ let package = Package(
                 .product(name: "WebImageAVIF", package: "WebImage"), .product(name: "WebImageRedis", package: "WebImage"),
                 .product(name: "WebImageS3", package: "WebImage"), .product(name: "WebImageTIFF", package: "WebImage"),
                 .product(name: "WebImageJXL", package: "WebImage"), .product(name: "WebImageSVG", package: "WebImage"),
+                .product(name: "WebImageHEIF", package: "WebImage"),
                 "CBaseline", "CRedisBaseline",
             ]
         ),

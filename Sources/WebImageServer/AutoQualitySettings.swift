@@ -15,12 +15,15 @@ public struct AutoQualitySettings: Sendable, Equatable {
         /// imgproxy's neural-network first guess, then the DSSIM search. WebImage has no model, and
         /// answers it as imgproxy does without one: as `dssim`.
         case ml
+        /// WebImage's own: the lowest quality whose ``WebImage/SSIMULACRA2`` score against the unencoded
+        /// result is at least the target (a score, 1–100: 70 is high quality).
+        case ssimulacra2
     }
 
     /// `IMGPROXY_AUTOQUALITY_METHOD`; default ``Method/none``.
     public var method: Method = .none
     /// `IMGPROXY_AUTOQUALITY_TARGET`: the DSSIM aimed at for `dssim` and `ml`, the most bytes for
-    /// `size`; default 0.02.
+    /// `size`, the least SSIMULACRA2 score for `ssimulacra2`; default 0.02 (a DSSIM).
     public var target = AutomaticQuality.defaultDSSIMTarget
     /// `IMGPROXY_AUTOQUALITY_MIN`, 1–100; default 70.
     public var minQuality = 70
@@ -42,7 +45,8 @@ public struct AutoQualitySettings: Sendable, Equatable {
 
     /// What these settings have the encoder do: `nil` for ``Method/none``.
     /// - Throws: ``Invalid`` for settings that cannot be searched: a `size` target under 1 byte (imgproxy's
-    ///   default target, 0.02, is a DSSIM), a DSSIM target or allowed error that is negative.
+    ///   default target, 0.02, is a DSSIM), a DSSIM target or allowed error that is negative, an
+    ///   SSIMULACRA2 score outside 1–100.
     public func automaticQuality() throws(Invalid) -> AutomaticQuality? {
         let method: AutomaticQuality.Method
         switch self.method {
@@ -58,6 +62,11 @@ public struct AutoQualitySettings: Sendable, Equatable {
                 throw Invalid(reason: "autoquality: the DSSIM target must be above 0 and the allowed error at least 0")
             }
             method = .dssim(target: target, allowedError: allowedError)
+        case .ssimulacra2:
+            guard (1...100).contains(target), allowedError >= 0 else {
+                throw Invalid(reason: "autoquality: the ssimulacra2 method needs a score from 1 to 100 as its target, got \(target)")
+            }
+            method = .ssimulacra2(score: target, allowedError: allowedError)
         }
         return AutomaticQuality(method: method, minQuality: minQuality, maxQuality: maxQuality, formatMinQualities: formatMinQualities,
                                 formatMaxQualities: formatMaxQualities, maxPixelCount: maxPixelCount)
@@ -77,14 +86,14 @@ public struct AutoQualitySettings: Sendable, Equatable {
         try reader.limit(5)
         if reader.has(0) {
             guard let method = Method(rawValue: reader.arguments[0]) else {
-                throw ProcessingPath.Invalid(reason: "autoquality: unknown method \(reader.arguments[0]) (none, size, dssim, ml)")
+                throw ProcessingPath.Invalid(reason: "autoquality: unknown method \(reader.arguments[0]) (none, size, dssim, ml, ssimulacra2)")
             }
             self.method = method
         }
         if let target = try reader.number(1, atLeast: 0, upTo: Double(Int32.max)) { self.target = target }
         if let low = try reader.length(2, upTo: 100) { minQuality = low }
         if let high = try reader.length(3, upTo: 100) { maxQuality = high }
-        if let error = try reader.number(4, atLeast: 0, upTo: 1) { allowedError = error }
+        if let error = try reader.number(4, atLeast: 0, upTo: method == .ssimulacra2 ? 100 : 1) { allowedError = error }
         guard minQuality >= 1, maxQuality >= 1 else { throw ProcessingPath.Invalid(reason: "autoquality: qualities are 1 to 100") }
         guard minQuality <= maxQuality else {
             throw ProcessingPath.Invalid(reason: "autoquality: the minimum quality \(minQuality) is above the maximum \(maxQuality)")

@@ -8,7 +8,7 @@ extension ImgproxyEnvironment {
     static let qualitySettings: [String: @Sendable (String, inout ServeCommand) throws(Invalid) -> Void] = [
         "IMGPROXY_AUTOQUALITY_METHOD": { value, command throws(Invalid) in
             guard let method = AutoQualitySettings.Method(rawValue: value.trimmingCharacters(in: .whitespaces).lowercased()) else {
-                throw Invalid(name: "IMGPROXY_AUTOQUALITY_METHOD", reason: "not none, size, dssim or ml: \(value)")
+                throw Invalid(name: "IMGPROXY_AUTOQUALITY_METHOD", reason: "not none, size, dssim, ml or ssimulacra2: \(value)")
             }
             command.server.processingDefaults.autoQuality.method = method
         },
@@ -31,8 +31,8 @@ extension ImgproxyEnvironment {
             command.server.processingDefaults.autoQuality.formatMaxQualities = try formatQualities(value, "IMGPROXY_AUTOQUALITY_FORMAT_MAX")
         },
         "IMGPROXY_AUTOQUALITY_ALLOWED_ERROR": { value, command throws(Invalid) in
-            guard let error = Double(value.trimmingCharacters(in: .whitespaces)), error.isFinite, (0...1).contains(error) else {
-                throw Invalid(name: "IMGPROXY_AUTOQUALITY_ALLOWED_ERROR", reason: "not a number from 0 to 1: \(value)")
+            guard let error = Double(value.trimmingCharacters(in: .whitespaces)), error.isFinite, (0...100).contains(error) else {
+                throw Invalid(name: "IMGPROXY_AUTOQUALITY_ALLOWED_ERROR", reason: "not a number from 0 to 100: \(value)")
             }
             command.server.processingDefaults.autoQuality.allowedError = error
         },

@@ -12,6 +12,7 @@ import Testing
         server.route("/one.png", TestResponse(headers: [("Content-Type", "image/png")], body: try encodedPicture()))
         server.route("/two.jpg", TestResponse(headers: [("Content-Type", "image/jpeg")], body: try encodedPicture(width: 40, height: 30, as: .jpeg)))
         server.route("/missing.png", .text("no", status: 404))
+        server.route("/flat.png", TestResponse(headers: [("Content-Type", "image/png")], body: try CoderRegistry.shared.encode(QualityPictures.flat(), as: .png)))
     }
 
     /// Runs the built `webimage` tool; returns its status and standard output lines.
@@ -43,9 +44,36 @@ import Testing
         #expect(exact.variantFormat == .exactly(.jpeg))
     }
 
+    @Test func parsesAutomaticQualityAndTheBestFormat() {
+        let parsed = [["--format", "jpeg", "--quality", "auto:0.005", "u"], ["--format", "jpeg", "--quality", "auto", "u"],
+                      ["--format", "best", "--accept", "image/webp", "u"]].map { FetchCommand.parse($0) }
+        guard case .success(let auto) = parsed[0], case .success(let plain) = parsed[1], case .success(let best) = parsed[2] else {
+            Issue.record("parse failed: \(parsed)")
+            return
+        }
+        #expect(auto.automaticQuality == .dssim(target: 0.005) && plain.automaticQuality == .dssim(target: 0.02))
+        #expect(best.variantFormat == .best(BestFormat(accept: "image/webp")))
+    }
+
+    @Test func anAutomaticQualityFetchWritesASmallerFileForAFlatPicture() async throws {
+        defer { directory.remove() }
+        let url = server.url("/flat.png").absoluteString
+        var sizes: [String: Int] = [:]
+        for quality in ["95", "auto:0.003"] {
+            let cache = directory.url.appendingPathComponent("cache-\(quality)").path
+            let out = directory.url.appendingPathComponent("out-\(quality)")
+            let fetched = try await run(["fetch", "--cache-dir", cache, "--format", "jpeg", "--quality", quality, "--out", out.path, url])
+            #expect(fetched.status == 0, "\(fetched.lines)")
+            sizes[quality] = try Data(contentsOf: out.appendingPathComponent("flat.jpg")).count
+        }
+        let (searched, fixed) = (try #require(sizes["auto:0.003"]), try #require(sizes["95"]))
+        #expect(searched < fixed, "\(sizes)")
+    }
+
     @Test(arguments: [[], ["--thumbnail", "0", "u"], ["--concurrency", "x", "u"], ["--bogus", "u"], ["--out"],
                       ["--transform", "resize=0x0", "u"], ["--format", "tiff", "u"], ["--quality", "80", "u"],
-                      ["--format", "webp", "--quality", "0", "u"], ["--accept", "image/webp", "u"]])
+                      ["--format", "webp", "--quality", "0", "u"], ["--accept", "image/webp", "u"],
+                      ["--format", "jpeg", "--quality", "auto:0", "u"], ["--format", "jpeg", "--quality", "auto:x", "u"], ["--quality", "auto", "u"]])
     func rejectsBadUsage(arguments: [String]) {
         guard case .failure = FetchCommand.parse(arguments) else {
             Issue.record("\(arguments) should be a usage error")

@@ -58,7 +58,7 @@ enum ObjectStoreBenchmarks {
         guard await tier.setValue(bytes, metadata: DiskCacheMetadata(entityTag: ImageVariant.entityTag(of: bytes), pixelSize: image.size),
                                   forKey: key) else { throw BenchError("PUT failed") }
         let first = try await manager.loadVariant(url: url, format: .exactly(.jpeg))
-        guard first.data == bytes, first.isFromSharedTier else { throw BenchError("not a store hit") }
+        guard first.data == bytes, first.cacheSource?.isSharedTier == true else { throw BenchError("not a store hit") }
         let count = 200
         let objectURL = "http://127.0.0.1:\(port)/bench/\(tier.objectKey(forKey: key))"
         let arguments = ["-s", "--fail", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", "bench:bench"]

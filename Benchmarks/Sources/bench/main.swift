@@ -8,6 +8,7 @@
 // rows that need one say "missing". `--write FILE` also writes the table as Markdown with a
 // description of the machine (how BENCHMARKS.md is made).
 import Foundation
+import WebImage
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
@@ -25,6 +26,22 @@ if let index = arguments.firstIndex(of: "--write") {
     guard index + 1 < arguments.count else { fail("--write needs a file name") }
     reportFile = arguments[index + 1]
     arguments.removeSubrange(index...(index + 1))
+}
+if arguments.first == "autoquality-encode" {
+    guard arguments.count == 3 else { fail("autoquality-encode LIST OUT") }
+    do { try AutoQualityBenchmark.encode(list: URL(fileURLWithPath: arguments[1]), output: URL(fileURLWithPath: arguments[2])) } catch { fail("\(error)") }
+    exit(0)
+}
+if arguments.first == "autoquality-cost" {
+    guard arguments.count == 5, let format = ImageFormat(named: arguments[2]), let target = Double(arguments[4]) else {
+        fail("autoquality-cost LIST FORMAT METHOD TARGET")
+    }
+    do {
+        try await AutoQualityBenchmark.cost(list: URL(fileURLWithPath: arguments[1]), format: format, method: arguments[3], target: target)
+    } catch {
+        fail("\(error)")
+    }
+    exit(0)
 }
 let selected = Set(arguments)
 let known: Set = ["codecs", "formats", "new-formats", "caches", "downloads", "throughput", "manager", "transforms", "soak", "serving", "redis", "placeholders", "s3", "rss-child", "soak-child", "gif-rss-child", "variant-profile"]

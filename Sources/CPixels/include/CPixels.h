@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "dssim.h"
+#include "ssimulacra2.h"
 
 /// Pixel loops the Swift compiler does not vectorise: its Float-to-integer conversion checks every
 /// value for infinity and NaN, one lane at a time, even after a clamp. Plain C loops clang turns

@@ -29,6 +29,6 @@ public struct CachedData: Sendable {
     @available(*, deprecated, message: "use source (source.isSharedTier), which names the tier")
     public var isFromSharedTier: Bool {
         get { source.isSharedTier }
-        set { source = newValue ? (source.isSharedTier ? source : .legacy(isFromSharedTier: true)) : .disk }
+        set { source = .settingLegacyFlag(newValue, on: source, cacheType: .disk) ?? .disk }
     }
 }

@@ -36,6 +36,6 @@ public struct ImageCacheResult: Sendable {
     @available(*, deprecated, message: "use source (source.isSharedTier), which names the tier")
     public var isFromSharedTier: Bool {
         get { source.isSharedTier }
-        set { source = newValue ? (source.isSharedTier ? source : .legacy(isFromSharedTier: true)) : (cacheType == .memory ? .memory : .disk) }
+        set { source = .settingLegacyFlag(newValue, on: source, cacheType: cacheType) ?? .disk }
     }
 }

@@ -30,4 +30,11 @@ public enum ImageCacheSource: Sendable, Hashable {
     static func legacy(isFromSharedTier: Bool) -> ImageCacheSource {
         isFromSharedTier ? .sharedTier("shared") : .disk
     }
+
+    /// The source after a deprecated `isFromSharedTier = flag` on a value from `current` of `cacheType`:
+    /// a shared tier kept (or an unnamed one), else the local tier `cacheType` names (`nil` for none).
+    static func settingLegacyFlag(_ flag: Bool, on current: ImageCacheSource?, cacheType: ImageCacheType) -> ImageCacheSource? {
+        if flag { return current?.isSharedTier == true ? current : .legacy(isFromSharedTier: true) }
+        return cacheType == .memory ? .memory : cacheType == .none ? nil : .disk
+    }
 }

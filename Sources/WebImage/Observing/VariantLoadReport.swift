@@ -28,7 +28,7 @@ public struct VariantLoadReport: Sendable {
     @available(*, deprecated, message: "use cacheSource (cacheSource?.isSharedTier), which names the tier")
     public var isFromSharedTier: Bool {
         get { cacheSource?.isSharedTier ?? false }
-        set { cacheSource = newValue ? (cacheSource?.isSharedTier == true ? cacheSource : .legacy(isFromSharedTier: true)) : (cacheType == .memory ? .memory : cacheType == .none ? nil : .disk) }
+        set { cacheSource = .settingLegacyFlag(newValue, on: cacheSource, cacheType: cacheType) }
     }
     /// The whole call, from its start to its return.
     public var totalDuration: Duration

@@ -13,6 +13,12 @@ public struct AutomaticQuality: Sendable, Hashable {
         /// by ``DSSIM`` (imgproxy's `dssim`; its default target is 0.02). A file whose DSSIM is within
         /// `allowedError` of the target ends the search at once (imgproxy's default 0.002).
         case dssim(target: Double, allowedError: Double)
+        /// The lowest quality whose file scores at least `score` by ``SSIMULACRA2`` against the
+        /// unencoded picture (100: identical; 70: high quality); a file within `allowedError` of it
+        /// ends the search at once. WebImage's own method (`aq:ssimulacra2:…` in the server), beside
+        /// imgproxy's: DSSIM weighs coarse structure, SSIMULACRA2 fine detail and ringing too, and
+        /// it keeps every picture at a floor of look with fewer bytes.
+        case ssimulacra2(score: Double, allowedError: Double)
     }
 
     /// What the search aims for.
@@ -52,6 +58,12 @@ public struct AutomaticQuality: Sendable, Hashable {
         AutomaticQuality(method: .dssim(target: target, allowedError: allowedError))
     }
 
+    /// The SSIMULACRA2 search for a score of at least `score`, with imgproxy's other defaults and an
+    /// allowed error of 0.5 (half a point of the score's 100).
+    public static func ssimulacra2(score: Double, allowedError: Double = 0.5) -> AutomaticQuality {
+        AutomaticQuality(method: .ssimulacra2(score: score, allowedError: allowedError))
+    }
+
     /// The size search for files of at most `maxBytes`, with imgproxy's other defaults.
     public static func size(maxBytes: Int) -> AutomaticQuality {
         AutomaticQuality(method: .size(maxBytes: maxBytes))
@@ -71,6 +83,7 @@ public struct AutomaticQuality: Sendable, Hashable {
         switch method {
         case .size(let bytes): part = "aqsize\(bytes)"
         case .dssim(let target, let error): part = "aqdssim\(Self.keyNumber(target)):\(Self.keyNumber(error))"
+        case .ssimulacra2(let score, let error): part = "aqssimulacra2\(Self.keyNumber(score)):\(Self.keyNumber(error))"
         }
         part += ":\(minQuality)-\(maxQuality)"
         for (format, quality) in formatMinQualities.sorted(by: { $0.key.rawValue < $1.key.rawValue }) { part += ":min\(format.rawValue)\(quality)" }

@@ -71,13 +71,19 @@ public struct DSSIM: Sendable {
 
     /// `image`'s first frame as straight 8-bit RGBA at `size`, prepared by the C side.
     private static func prepare(_ image: Image, at size: PixelSize) throws(ImageCodingError) -> OpaquePointer {
-        var picture = try image.frames[0].image.reducedToEightBits()
-        if picture.size != size { picture = try Resampler.resample(picture, to: size) }
-        let rgba = try picture.converted(to: .rgba8)
+        let rgba = try comparedPixels(image, at: size)
         let prepared = rgba.withUnsafePixels { bytes in
             wi_dssim_prepare(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), rgba.width, rgba.height, rgba.bytesPerRow)
         }
         guard let prepared else { throw .insufficientMemory(byteCount: rgba.width * rgba.height * 48) }
         return prepared
+    }
+
+    /// `image`'s first frame as straight 8-bit RGBA at `size` (area-averaged when smaller): what a
+    /// perceptual metric compares (``DSSIM``, ``SSIMULACRA2``).
+    static func comparedPixels(_ image: Image, at size: PixelSize) throws(ImageCodingError) -> Image {
+        var picture = try image.frames[0].image.reducedToEightBits()
+        if picture.size != size { picture = try Resampler.resample(picture, to: size) }
+        return try picture.converted(to: .rgba8)
     }
 }

@@ -9,7 +9,8 @@ public struct QualitySearchResult: Sendable, Hashable {
     public var quality: Int?
     /// Encodes run to find it (1 without a search).
     public var encodes: Int
-    /// The kept file's ``DSSIM`` against the unencoded picture, for a DSSIM search; `nil` otherwise.
+    /// The kept file's ``DSSIM`` against the unencoded picture for a DSSIM search, its ``SSIMULACRA2``
+    /// score for an SSIMULACRA2 search; `nil` otherwise.
     public var difference: Double?
 }
 
@@ -25,6 +26,7 @@ extension CoderRegistry {
     ///   prepared once. The first try within the allowed error ends it; otherwise the lowest
     ///   quality at or under the target is kept, or the range's top when none is. At most
     ///   ⌈log₂(range + 1)⌉ + 1 encodes: 5 for imgproxy's default 70–80.
+    /// - SSIMULACRA2: the same search, for the lowest quality scoring at least the target.
     /// - Size: the top of the range first; when it does not fit, a bisection for the highest quality
     ///   that does, or the bottom's file when none does.
     /// - Throws: what the coder throws, and the comparison's ``ImageCodingError``.
@@ -48,6 +50,15 @@ extension CoderRegistry {
             return try search.lowestLookingRight(target: target, allowedError: allowedError, start: start) { data in
                 try reference.difference(to: try self.decode(data))
             }
+        case .ssimulacra2(let score, let allowedError):
+            // Searched as a difference from 100 (larger: worse), as DSSIM is.
+            let reference = try SSIMULACRA2.Reference(try Self.unencoded(image, as: format, options: fixed))
+            let start = Self.startingQuality(in: search.range, complexity: try ImageComplexity.measure(image))
+            var result = try search.lowestLookingRight(target: 100 - score, allowedError: allowedError, start: start) { data in
+                100 - (try reference.score(of: try self.decode(data)))
+            }
+            result.difference = result.difference.map { 100 - $0 }
+            return result
         }
     }
 
@@ -56,11 +67,10 @@ extension CoderRegistry {
     static func searches(_ image: Image, as format: ImageFormat, options: EncodeOptions, automatic: AutomaticQuality) -> Bool {
         guard !options.isLossless, format.descriptor?.traits.contains(.quality) == true else { return false }
         if image.isAnimated && !options.firstFrameOnly && format.descriptor?.traits.contains(.animationSave) == true { return false }
-        if let limit = automatic.maxPixelCount, limit > 0 {
-            var size = image.size
-            if let side = options.maxPixelSize, side > 0, max(size.width, size.height) > side { size = PNGCoder.size(of: size, fittingSide: side) }
-            if size.width * size.height > limit { return false }
-        }
+        var size = image.size
+        if let side = options.maxPixelSize, side > 0, max(size.width, size.height) > side { size = PNGCoder.size(of: size, fittingSide: side) }
+        if let limit = automatic.maxPixelCount, limit > 0, size.width * size.height > limit { return false }
+        if case .ssimulacra2 = automatic.method, size.width < 8 || size.height < 8 { return false }   // it needs 8×8
         return true
     }
 

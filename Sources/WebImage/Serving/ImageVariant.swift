@@ -25,7 +25,7 @@ public struct ImageVariant: Sendable, Hashable {
     @available(*, deprecated, message: "use cacheSource (cacheSource?.isSharedTier), which names the tier")
     public var isFromSharedTier: Bool {
         get { cacheSource?.isSharedTier ?? false }
-        set { cacheSource = newValue ? (cacheSource?.isSharedTier == true ? cacheSource : .legacy(isFromSharedTier: true)) : (cacheType == .memory ? .memory : .disk) }
+        set { cacheSource = .settingLegacyFlag(newValue, on: cacheSource, cacheType: cacheType) }
     }
 
     /// The MIME type to send as `Content-Type`.

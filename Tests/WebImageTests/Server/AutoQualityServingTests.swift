@@ -34,6 +34,9 @@ import Testing
         let grainyFixed = try await fixture.get("/insecure/q:10/plain/\(grainy)@jpg")
         #expect(grainyAuto.body.count > grainyFixed.body.count, "the grainy picture needs more than quality 10")
         #expect(try difference(grainyAuto.body, from: QualityPictures.grainy()) <= 0.004)
+        let scored = try await fixture.get("/insecure/aq:ssimulacra2:80:10:95/plain/\(grainy)@jpg")
+        let kept = try SSIMULACRA2.score(of: ServerFixture.coders.decode(scored.body), against: QualityPictures.grainy())
+        #expect(scored.status == 200 && kept >= 79.5, "WebImage's own method: a score kept, \(kept)")
         let ml = try await fixture.get("/insecure/autoquality:ml:0.004:10:95:0/plain/\(flat)@jpg")
         #expect(ml.body == auto.body, "ml without a model is dssim, as imgproxy")
         let again = try await fixture.get("/insecure/aq:dssim:0.004:10:95:0/plain/\(flat)@jpg")
@@ -71,7 +74,7 @@ import Testing
     @Test func badSettingsAreRefused() async throws {
         let fixture = try await fixture()
         let flat = fixture.source("/flat.png")
-        for options in ["aq:fast", "aq:size", "aq:dssim::90:80", "aq:dssim:0.02:70:80:2", "aq:dssim:x"] {
+        for options in ["aq:fast", "aq:size", "aq:dssim::90:80", "aq:dssim:0.02:70:80:2", "aq:dssim:x", "aq:ssimulacra2", "aq:ssimulacra2:101"] {
             let reply = try await fixture.get("/insecure/\(options)/plain/\(flat)@jpg")
             #expect(reply.status == 400, "\(options): \(reply.status)")
         }

@@ -218,7 +218,7 @@ extension ImgproxyEnvironmentTests {
     @Test func badAutoqualitySettingsStopTheStart() {
         for (name, value) in [("IMGPROXY_AUTOQUALITY_METHOD", "fast"), ("IMGPROXY_AUTOQUALITY_TARGET", "-1"),
                               ("IMGPROXY_AUTOQUALITY_MIN", "0"), ("IMGPROXY_AUTOQUALITY_FORMAT_MIN", "jpeg"),
-                              ("IMGPROXY_AUTOQUALITY_ALLOWED_ERROR", "2"), ("IMGPROXY_BEST_FORMAT_COMPLEXITY_THRESHOLD", "x")] {
+                              ("IMGPROXY_AUTOQUALITY_ALLOWED_ERROR", "200"), ("IMGPROXY_BEST_FORMAT_COMPLEXITY_THRESHOLD", "x")] {
             #expect(refusal(["--unsigned"], [name: value])?.contains(name) == true, "\(name)=\(value)")
         }
         let sizeWithoutBytes = refusal(["--unsigned"], ["IMGPROXY_AUTOQUALITY_METHOD": "size"])

@@ -1,0 +1,69 @@
+import CPixels
+
+/// SSIMULACRA2, the perceptual score of Jon Sneyers (Cloudinary; the tool in libjxl), written here in
+/// C from its definition (`ssimulacra2.h`): **100 for identical pictures**, 90 visually lossless, 70
+/// high quality, 50 medium, 30 low. Where ``DSSIM`` weighs the coarse scales most, SSIMULACRA2 also
+/// counts fine detail lost and ringing added, in JPEG XL's XYB colour space; the automatic quality
+/// search can aim at it (``AutomaticQuality/Method/ssimulacra2(score:allowedError:)``, WebImage's own
+/// extension of imgproxy's methods).
+///
+/// It agrees with the Python port on PyPI (`ssimulacra2` 0.3, the scorer of
+/// `Benchmarks/autoquality/run.py`) to within 0.02 on real pictures. Alpha is ignored, as that port
+/// ignores it. Pictures larger than ``DSSIM/maxComparedPixels`` are compared downscaled, as ``DSSIM``.
+public struct SSIMULACRA2: Sendable {
+    /// An original made ready once, to score any number of candidates against.
+    public final class Reference: @unchecked Sendable {
+        /// `@unchecked Sendable`: the prepared planes are written once in `init` and only read after.
+        private let prepared: OpaquePointer
+        /// The size candidates are compared at (the picture's own, or the downscaled one).
+        public let comparedSize: PixelSize
+        /// The original's own size; candidates must have it.
+        public let size: PixelSize
+
+        /// Prepares `image` (its first frame; any pixel format, 16-bit narrowed).
+        /// - Throws: ``ImageCodingError/invalidImage(_:)`` for a picture under 8×8 pixels,
+        ///   ``ImageCodingError/insufficientMemory(byteCount:)``, or a conversion's error.
+        public init(_ image: Image) throws(ImageCodingError) {
+            size = image.size
+            comparedSize = DSSIM.comparedSize(for: image.size)
+            prepared = try SSIMULACRA2.prepare(image, at: comparedSize)
+        }
+
+        deinit {
+            wi_ssimulacra2_free(prepared)
+        }
+
+        /// The score of `candidate` against this original: 100 when identical.
+        /// - Throws: ``ImageCodingError/invalidImage(_:)`` when `candidate`'s size differs from the
+        ///   original's; ``ImageCodingError/insufficientMemory(byteCount:)``.
+        public func score(of candidate: Image) throws(ImageCodingError) -> Double {
+            guard candidate.size == size else {
+                throw .invalidImage("SSIMULACRA2 compares pictures of one size: \(candidate.width)×\(candidate.height) against \(size.width)×\(size.height)")
+            }
+            let other = try SSIMULACRA2.prepare(candidate, at: comparedSize)
+            defer { wi_ssimulacra2_free(other) }
+            let value = wi_ssimulacra2_score(prepared, other)
+            guard !value.isNaN else { throw .insufficientMemory(byteCount: comparedSize.width * comparedSize.height * 40) }
+            return value
+        }
+    }
+
+    /// The score of `candidate` against `original` (see the type); for several candidates, prepare
+    /// the original once with ``Reference``.
+    /// - Throws: as ``Reference/score(of:)``.
+    public static func score(of candidate: Image, against original: Image) throws(ImageCodingError) -> Double {
+        try Reference(original).score(of: candidate)
+    }
+
+    private static func prepare(_ image: Image, at size: PixelSize) throws(ImageCodingError) -> OpaquePointer {
+        guard size.width >= 8, size.height >= 8 else {
+            throw .invalidImage("SSIMULACRA2 needs at least 8×8 pixels, got \(size.width)×\(size.height)")
+        }
+        let rgba = try DSSIM.comparedPixels(image, at: size)
+        let prepared = rgba.withUnsafePixels { bytes in
+            wi_ssimulacra2_prepare(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), rgba.width, rgba.height, rgba.bytesPerRow, 4)
+        }
+        guard let prepared else { throw .insufficientMemory(byteCount: rgba.width * rgba.height * 40) }
+        return prepared
+    }
+}
