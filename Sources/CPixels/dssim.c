@@ -4,6 +4,7 @@
 #include <float.h>
 #include "dssim.h"
 #include "CSystemTuning.h"
+#include "fast_cbrt.h"
 
 /* The algorithm is dssim's (kornelski/dssim, 3.x) as its README and documentation describe it; the
    code is written here. Planes are float; sums are double. See dssim.h. */
@@ -62,7 +63,7 @@ static void wi_dssim_blur(float *plane, float *scratch, size_t width, size_t hei
 }
 
 static inline float wi_dssim_lab_f(float t) {
-    return t > 216.0f / 24389.0f ? cbrtf(t) - 16.0f / 116.0f : (24389.0f / (27.0f * 116.0f)) * t;
+    return t > 216.0f / 24389.0f ? wi_fast_cbrtf(t) - 16.0f / 116.0f : (24389.0f / (27.0f * 116.0f)) * t;
 }
 
 /* Linear premultiplied RGBA (4 floats a pixel) of one scale into its L, a, b planes. */
