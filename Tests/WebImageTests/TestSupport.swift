@@ -52,6 +52,12 @@ struct WaitTimedOut: Error, CustomStringConvertible {
 /// since ThreadSanitizer slows everything several times over); default 1.
 let testTimeScale: Int = Int(ProcessInfo.processInfo.environment["WEBIMAGE_TEST_TIME_SCALE"] ?? "").map { max($0, 1) } ?? 1
 
+/// The bound of a wait for something that normally takes well under a second (a child process to
+/// answer, a held source to be released) when the machine is busy: 2 minutes, times ``testTimeScale``.
+/// Under ThreadSanitizer with both cores held by other work, redis-server took more than a minute to
+/// answer its first PING and gated sources more than 15 s to be released.
+let busyMachineBound: Duration = .seconds(120) * testTimeScale
+
 /// How much more memory bounds may allow: `WEBIMAGE_TEST_MEMORY_SCALE` (scripts/tsan.sh sets it:
 /// ThreadSanitizer's shadow memory counts in the resident size); default 1.
 let testMemoryScale: Int = Int(ProcessInfo.processInfo.environment["WEBIMAGE_TEST_MEMORY_SCALE"] ?? "").map { max($0, 1) } ?? 1
