@@ -40,10 +40,16 @@ public final class ImageServer: Sendable {
     /// Nothing is changed on `manager`: the server's metrics are added as an observer while it runs
     /// (``WebImage/WebImageManager/addObserver(_:)``), beside the manager's own.
     /// - Throws: ``ServerError/invalidConfiguration(_:)`` for a key or salt that is not hex, a
-    ///   preset that is not valid, or ``ImageServerConfig/runsNetworkThreadsInRealTime`` in a
+    ///   preset that is not valid, automatic-quality settings that cannot be searched
+    ///   (``AutoQualitySettings/automaticQuality()``), or ``ImageServerConfig/runsNetworkThreadsInRealTime`` in a
     ///   process that may not use the real-time class.
     public init(manager: WebImageManager, config: ImageServerConfig) throws(ServerError) {
         try Self.checkPresets(config)
+        do {
+            _ = try config.processingDefaults.autoQuality.automaticQuality()
+        } catch {
+            throw .invalidConfiguration(error.reason)
+        }
         if config.runsNetworkThreadsInRealTime, wi_realtime_permitted(Self.realtimePriority) != 1 {
             throw .invalidConfiguration("real-time network threads: this process may not use SCHED_RR "
                                         + "(it needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least \(Self.realtimePriority))")

@@ -2,8 +2,8 @@
 /// scale), horizontally and vertically, measured on a copy at most ``sampleSide`` pixels on its
 /// longer side. A flat illustration or a screenshot scores about 1–5, a photograph 5–15, heavy film
 /// grain or foliage 15 and more. The automatic quality search starts where it says (a busy picture needs a
-/// high quality), and the best-format choice encodes a picture under
-/// ``WebImageBestFormat/defaultComplexityThreshold`` losslessly.
+/// high quality), and the best-format choice also tries lossless encodes for a picture under
+/// ``BestFormat/defaultComplexityThreshold``.
 public enum ImageComplexity {
     /// The longer side of the copy measured: 256 pixels.
     public static let sampleSide = 256

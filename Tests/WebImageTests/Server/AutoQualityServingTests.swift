@@ -71,6 +71,12 @@ import Testing
         await asked.stop()
     }
 
+    @Test func aServerWithSettingsThatCannotBeSearchedDoesNotStart() {
+        var config = ImageServerConfig(port: 0, signing: .unsigned)
+        config.processingDefaults.autoQuality.method = .size   // its target is still the DSSIM default, 0.02
+        #expect(throws: ServerError.self) { try ImageServer(manager: WebImageManager(), config: config) }
+    }
+
     @Test func badSettingsAreRefused() async throws {
         let fixture = try await fixture()
         let flat = fixture.source("/flat.png")
