@@ -58,6 +58,11 @@ let testTimeScale: Int = Int(ProcessInfo.processInfo.environment["WEBIMAGE_TEST_
 /// answer its first PING and gated sources more than 15 s to be released.
 let busyMachineBound: Duration = .seconds(120) * testTimeScale
 
+/// The download settings of the manager and server fixtures: a held source waited for as long as a
+/// busy machine may take to release it (``busyMachineBound``), not the default 15 s (a loaded
+/// ThreadSanitizer run timed out gated sources). Tests that mean a time-out set their own.
+let patientDownloads = DownloaderConfig(downloadTimeout: busyMachineBound, idleTimeout: busyMachineBound)
+
 /// How much more memory bounds may allow: `WEBIMAGE_TEST_MEMORY_SCALE` (scripts/tsan.sh sets it:
 /// ThreadSanitizer's shadow memory counts in the resident size); default 1.
 let testMemoryScale: Int = Int(ProcessInfo.processInfo.environment["WEBIMAGE_TEST_MEMORY_SCALE"] ?? "").map { max($0, 1) } ?? 1

@@ -47,7 +47,7 @@ struct ManagerFixture {
     /// Shared by every copy of the fixture: its deinit removes `directory`.
     private let cleanup: DirectoryRemover
 
-    init(config: WebImageManagerConfig = WebImageManagerConfig(), downloaderConfig: DownloaderConfig = DownloaderConfig(),
+    init(config: WebImageManagerConfig = WebImageManagerConfig(), downloaderConfig: DownloaderConfig = patientDownloads,
          coders: CoderRegistry = .shared) {
         cleanup = DirectoryRemover(directory)
         cache = ImageCache(directory: directory.url, config: ImageCacheConfig(diskSweepInterval: nil))

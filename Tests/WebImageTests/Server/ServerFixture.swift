@@ -23,14 +23,10 @@ struct ServerFixture {
     let port: UInt16
     let session: URLSession
 
-    /// Downloads that wait for a held source as long as a busy machine may take to release it
-    /// (``busyMachineBound``), not the default 15 s: tests that mean a time-out set their own.
-    static let patientDownloads = DownloaderConfig(downloadTimeout: busyMachineBound, idleTimeout: busyMachineBound)
-
     static let coders = CoderRegistry(coders: [PNGCoder(), JPEGCoder(), GIFCoder(), BMPCoder(), ICOCoder(), WebPCoder(), AVIFCoder(), HEIFCoder(), JXLCoder(), TIFFCoder(), SVGCoder()])
 
     init(signing: ImageServerConfig.Signing = .unsigned, managerConfig: WebImageManagerConfig = WebImageManagerConfig(),
-         downloaderConfig: DownloaderConfig = ServerFixture.patientDownloads, coders: CoderRegistry = Self.coders,
+         downloaderConfig: DownloaderConfig = patientDownloads, coders: CoderRegistry = Self.coders,
          configure: (inout ImageServerConfig) -> Void = { _ in }) async throws {
         sources = try TestHTTPServer()
         managerFixture = ManagerFixture(config: managerConfig, downloaderConfig: downloaderConfig, coders: coders)
