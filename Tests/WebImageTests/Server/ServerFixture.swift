@@ -37,8 +37,9 @@ struct ServerFixture {
         self.server = server
         let configuration = URLSessionConfiguration.ephemeral
         // Generous: at the start of a full `swift test` run, child-process tests block both threads of
-        // the cooperative pool (where the manager's work runs) for tens of seconds.
-        configuration.timeoutIntervalForRequest = 180
+        // the cooperative pool (where the manager's work runs) for tens of seconds; under a loaded
+        // ThreadSanitizer run an animation case took longer than 180 s (so it scales with the time scale).
+        configuration.timeoutIntervalForRequest = 180 * Double(testTimeScale)
         configuration.httpMaximumConnectionsPerHost = 32   // URLSession's default (6) would queue concurrent tests' requests
         session = URLSession(configuration: configuration)
     }
