@@ -176,6 +176,8 @@ final class JobQueue: @unchecked Sendable {
     private let closing = Atomic<Bool>(false)
     /// How many pushes signalled the condition (a diagnostic: pushes seen by a spinning worker do not).
     let signals = Atomic<Int>(0)
+    /// Workers spinning now (a diagnostic: a test pushes once one spins).
+    var spinningWorkers: Int { spinning.load(ordering: .acquiring) }
     /// How long an idle worker spins before it sleeps.
     let spin: Duration
 

@@ -119,8 +119,10 @@ import Synchronization
         }
         worker.start()
         func job() -> Job { Job(commands: [], deadline: .now + .seconds(60)) { _ in } }
-        try await Task.sleep(for: .milliseconds(100))   // the worker found nothing and spins (for 30 s at most)
         for expected in 1...3 {
+            // Pushed once the worker spins (it found nothing; 30 s at most): on a busy machine it may not
+            // have run at all yet, and a push before it spins rightly signals.
+            try await waitUntil { queue.spinningWorkers == 1 }
             #expect(queue.push(job()))
             var waited = 0
             while taken.load(ordering: .acquiring) < expected && waited < 500 { try await Task.sleep(for: .milliseconds(10)); waited += 1 }
