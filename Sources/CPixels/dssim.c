@@ -5,6 +5,7 @@
 #include "dssim.h"
 #include "CSystemTuning.h"
 #include "fast_cbrt.h"
+#include "perceptual_common.h"
 
 /* The algorithm is dssim's (kornelski/dssim, 3.x) as its README and documentation describe it; the
    code is written here. Planes are float; sums are double. See dssim.h. */
@@ -130,7 +131,7 @@ static int wi_dssim_fill_scale(wi_dssim_scale *scale, const float *rgba, float *
 wi_dssim_image *wi_dssim_prepare(const uint8_t *rgba, size_t width, size_t height, size_t stride) {
     if (!rgba || width == 0 || height == 0 || width > (SIZE_MAX / 16) / height) return NULL;
     wi_dssim_image *image = calloc(1, sizeof(wi_dssim_image));
-    float *linear = malloc(width * height * 4 * sizeof(float));
+    float *linear = wi_linear_pixels(rgba, width, height, stride, 4, 1);   /* premultiplied by alpha */
     float *scratch = malloc(width * height * sizeof(float));
     if (!image || !linear || !scratch) {
         free(image); free(linear); free(scratch);
@@ -138,23 +139,6 @@ wi_dssim_image *wi_dssim_prepare(const uint8_t *rgba, size_t width, size_t heigh
     }
     image->width = width;
     image->height = height;
-    /* sRGB to linear light, premultiplied by alpha. */
-    float curve[256];
-    for (int v = 0; v < 256; v++) {
-        double s = v / 255.0;
-        curve[v] = (float)(s <= 0.04045 ? s / 12.92 : pow((s + 0.055) / 1.055, 2.4));
-    }
-    for (size_t y = 0; y < height; y++) {
-        const uint8_t *row = rgba + y * stride;
-        float *dst = linear + y * width * 4;
-        for (size_t x = 0; x < width; x++) {
-            float alpha = row[x * 4 + 3] / 255.0f;
-            dst[x * 4 + 0] = curve[row[x * 4 + 0]] * alpha;
-            dst[x * 4 + 1] = curve[row[x * 4 + 1]] * alpha;
-            dst[x * 4 + 2] = curve[row[x * 4 + 2]] * alpha;
-            dst[x * 4 + 3] = alpha;
-        }
-    }
     size_t w = width, h = height;
     int ok = 1;
     for (int s = 0; s < WI_DSSIM_MAX_SCALES && ok; s++) {
@@ -164,19 +148,8 @@ wi_dssim_image *wi_dssim_prepare(const uint8_t *rgba, size_t width, size_t heigh
         image->scale_count = s + 1;
         ok = wi_dssim_fill_scale(scale, linear, scratch);
         if (!ok || w < 8 || h < 8) break;
-        /* The next scale: 2×2 box averages of the linear premultiplied RGBA, an odd last row or column dropped.
-           Written over the same buffer: output pixel (x, y) reads pixels at or after its own index. */
-        size_t nw = w / 2, nh = h / 2;
-        for (size_t y = 0; y < nh; y++) {
-            for (size_t x = 0; x < nw; x++) {
-                const float *p00 = linear + ((2 * y) * w + 2 * x) * 4, *p01 = p00 + 4;
-                const float *p10 = linear + ((2 * y + 1) * w + 2 * x) * 4, *p11 = p10 + 4;
-                float *dst = linear + (y * nw + x) * 4;
-                for (int c = 0; c < 4; c++) dst[c] = 0.25f * (p00[c] + p01[c] + p10[c] + p11[c]);
-            }
-        }
-        w = nw;
-        h = nh;
+        /* The next scale: 2×2 box averages of the linear premultiplied RGBA, an odd last row or column dropped. */
+        wi_halve_in_place(linear, &w, &h, 4, 0);
     }
     free(linear);
     free(scratch);

@@ -4,6 +4,7 @@
 #include "ssimulacra2.h"
 #include "CSystemTuning.h"
 #include "fast_cbrt.h"
+#include "perceptual_common.h"
 
 /* SSIMULACRA2 as its definition gives it (see ssimulacra2.h); the code is written here. The opsin
    matrix, bias, the 108 feature weights and the final mapping are the metric's published constants
@@ -123,7 +124,7 @@ void wi_ssimulacra2_free(wi_ssimulacra2_image *image) {
 wi_ssimulacra2_image *wi_ssimulacra2_prepare(const uint8_t *pixels, size_t width, size_t height, size_t stride, size_t channels) {
     if (!pixels || width < 8 || height < 8 || (channels != 3 && channels != 4) || width > (SIZE_MAX / 16) / height) return NULL;
     wi_ssimulacra2_image *image = calloc(1, sizeof(wi_ssimulacra2_image));
-    float *linear = malloc(width * height * 3 * sizeof(float));
+    float *linear = wi_linear_pixels(pixels, width, height, stride, channels, 0);   /* alpha ignored */
     float *scratch = malloc(width * height * sizeof(float));
     if (!image || !linear || !scratch) {
         free(image); free(linear); free(scratch);
@@ -131,17 +132,6 @@ wi_ssimulacra2_image *wi_ssimulacra2_prepare(const uint8_t *pixels, size_t width
     }
     image->width = width;
     image->height = height;
-    float curve[256];
-    for (int v = 0; v < 256; v++) {
-        double s = v / 255.0;
-        curve[v] = (float)(s <= 0.04045 ? s / 12.92 : pow((s + 0.055) / 1.055, 2.4));
-    }
-    for (size_t y = 0; y < height; y++) {
-        const uint8_t *row = pixels + y * stride;
-        for (size_t x = 0; x < width; x++) {
-            for (int c = 0; c < 3; c++) linear[(y * width + x) * 3 + c] = curve[row[x * channels + c]];
-        }
-    }
     size_t w = width, h = height;
     int ok = 1;
     for (int s = 0; s < WI_S2_SCALES && ok && w >= 8 && h >= 8; s++) {
@@ -164,26 +154,8 @@ wi_ssimulacra2_image *wi_ssimulacra2_prepare(const uint8_t *pixels, size_t width
             wi_s2_blur(scale->mu[c], scratch, w, h);
             wi_s2_blur(scale->sq[c], scratch, w, h);
         }
-        /* The next scale: 2×2 averages in linear RGB, a last odd row or column averaged over what it has.
-           Output (x, y) reads input rows 2y, 2y+1 at or after its own index, so the buffer is reused. */
-        size_t nw = (w + 1) / 2, nh = (h + 1) / 2;
-        for (size_t y = 0; y < nh; y++) {
-            for (size_t x = 0; x < nw; x++) {
-                float sum[3] = {0, 0, 0};
-                int n = 0;
-                for (size_t dy = 0; dy < 2; dy++) {
-                    for (size_t dx = 0; dx < 2; dx++) {
-                        size_t sy = 2 * y + dy, sx = 2 * x + dx;
-                        if (sy >= h || sx >= w) continue;
-                        for (int c = 0; c < 3; c++) sum[c] += linear[(sy * w + sx) * 3 + c];
-                        n++;
-                    }
-                }
-                for (int c = 0; c < 3; c++) linear[(y * nw + x) * 3 + c] = sum[c] / (float)n;
-            }
-        }
-        w = nw;
-        h = nh;
+        /* The next scale: 2×2 averages in linear RGB, a last odd row or column averaged over what it has. */
+        wi_halve_in_place(linear, &w, &h, 3, 1);
     }
     free(linear);
     free(scratch);

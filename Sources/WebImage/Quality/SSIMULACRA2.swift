@@ -1,5 +1,3 @@
-import CPixels
-
 /// SSIMULACRA2, the perceptual score of Jon Sneyers (Cloudinary; the tool in libjxl), written here in
 /// C from its definition (`ssimulacra2.h`): **100 for identical pictures**, 90 visually lossless, 70
 /// high quality, 50 medium, 30 low. Where ``DSSIM`` weighs the coarse scales most, SSIMULACRA2 also
@@ -12,39 +10,25 @@ import CPixels
 /// ignores it. Pictures larger than ``DSSIM/maxComparedPixels`` are compared downscaled, as ``DSSIM``.
 public struct SSIMULACRA2: Sendable {
     /// An original made ready once, to score any number of candidates against.
-    public final class Reference: @unchecked Sendable {
-        /// `@unchecked Sendable`: the prepared planes are written once in `init` and only read after.
-        private let prepared: OpaquePointer
+    public final class Reference: Sendable {
+        private let picture: PreparedPicture
         /// The size candidates are compared at (the picture's own, or the downscaled one).
-        public let comparedSize: PixelSize
+        public var comparedSize: PixelSize { picture.comparedSize }
         /// The original's own size; candidates must have it.
-        public let size: PixelSize
+        public var size: PixelSize { picture.size }
 
         /// Prepares `image` (its first frame; any pixel format, 16-bit narrowed).
         /// - Throws: ``ImageCodingError/invalidImage(_:)`` for a picture under 8×8 pixels,
         ///   ``ImageCodingError/insufficientMemory(byteCount:)``, or a conversion's error.
         public init(_ image: Image) throws(ImageCodingError) {
-            size = image.size
-            comparedSize = DSSIM.comparedSize(for: image.size)
-            prepared = try SSIMULACRA2.prepare(image, at: comparedSize)
-        }
-
-        deinit {
-            wi_ssimulacra2_free(prepared)
+            picture = try PreparedPicture(image, for: .ssimulacra2)
         }
 
         /// The score of `candidate` against this original: 100 when identical.
         /// - Throws: ``ImageCodingError/invalidImage(_:)`` when `candidate`'s size differs from the
         ///   original's; ``ImageCodingError/insufficientMemory(byteCount:)``.
         public func score(of candidate: Image) throws(ImageCodingError) -> Double {
-            guard candidate.size == size else {
-                throw .invalidImage("SSIMULACRA2 compares pictures of one size: \(candidate.width)×\(candidate.height) against \(size.width)×\(size.height)")
-            }
-            let other = try SSIMULACRA2.prepare(candidate, at: comparedSize)
-            defer { wi_ssimulacra2_free(other) }
-            let value = wi_ssimulacra2_score(prepared, other)
-            guard !value.isNaN else { throw .insufficientMemory(byteCount: comparedSize.width * comparedSize.height * 40) }
-            return value
+            try picture.compare(candidate)
         }
     }
 
@@ -53,17 +37,5 @@ public struct SSIMULACRA2: Sendable {
     /// - Throws: as ``Reference/score(of:)``.
     public static func score(of candidate: Image, against original: Image) throws(ImageCodingError) -> Double {
         try Reference(original).score(of: candidate)
-    }
-
-    private static func prepare(_ image: Image, at size: PixelSize) throws(ImageCodingError) -> OpaquePointer {
-        guard size.width >= 8, size.height >= 8 else {
-            throw .invalidImage("SSIMULACRA2 needs at least 8×8 pixels, got \(size.width)×\(size.height)")
-        }
-        let rgba = try DSSIM.comparedPixels(image, at: size)
-        let prepared = rgba.withUnsafePixels { bytes in
-            wi_ssimulacra2_prepare(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), rgba.width, rgba.height, rgba.bytesPerRow, 4)
-        }
-        guard let prepared else { throw .insufficientMemory(byteCount: rgba.width * rgba.height * 40) }
-        return prepared
     }
 }

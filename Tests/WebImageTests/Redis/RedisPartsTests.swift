@@ -97,22 +97,21 @@ import Synchronization
         #expect(queue.push(job(1)))   // taken at once, or while the worker spins
         try await Task.sleep(for: .milliseconds(200))   // past the spin: the worker sleeps on the condition
         #expect(queue.push(job(2)))
-        var waited = 0
-        while taken.withLock({ $0.count }) < 2 && waited < 500 { try await Task.sleep(for: .milliseconds(10)); waited += 1 }
+        try await waitUntil { taken.withLock { $0.count } >= 2 }
         #expect(taken.withLock { $0 } == [1, 2])
         queue.close()
         #expect(!queue.push(job(3)), "a closed queue takes nothing")
-        waited = 0
-        while !ended.load(ordering: .acquiring) && waited < 500 { try await Task.sleep(for: .milliseconds(10)); waited += 1 }
-        let workerEnded = ended.load(ordering: .acquiring)
-        #expect(workerEnded, "closing ends the waiting worker")
+        try await waitUntil { ended.load(ordering: .acquiring) }   // closing ends the waiting worker
         let full = JobQueue(limit: 1, spin: .zero)
         #expect(full.push(job(1)) && !full.push(job(1)), "past its limit a queue refuses")
     }
 
     /// A push while a worker spins is left to it: no signal, so no sleeping worker is woken to race for it.
     @Test func aJobPushedWhileAWorkerSpinsWakesNoSleeper() async throws {
-        let queue = JobQueue(limit: 4, spin: .seconds(30))
+        // It spins as long as the test may take (a loaded ThreadSanitizer run starved this test past a
+        // 30 s spin, and the worker went to sleep before the test looked), and stops once closed.
+        let queue = JobQueue(limit: 4, spin: busyMachineBound)
+        defer { queue.close() }
         let taken = Atomic<Int>(0)
         let worker = Thread {
             while let job = queue.pop() { taken.add(1, ordering: .releasing); job.complete(.success([])) }
@@ -120,16 +119,14 @@ import Synchronization
         worker.start()
         func job() -> Job { Job(commands: [], deadline: .now + .seconds(60)) { _ in } }
         for expected in 1...3 {
-            // Pushed once the worker spins (it found nothing; 30 s at most): on a busy machine it may not
-            // have run at all yet, and a push before it spins rightly signals.
+            // Pushed once the worker spins (it found nothing): on a busy machine it may not have run at
+            // all yet, and a push before it spins rightly signals.
             try await waitUntil { queue.spinningWorkers == 1 }
             #expect(queue.push(job()))
-            var waited = 0
-            while taken.load(ordering: .acquiring) < expected && waited < 500 { try await Task.sleep(for: .milliseconds(10)); waited += 1 }
+            try await waitUntil { taken.load(ordering: .acquiring) >= expected }
         }
         #expect(taken.load(ordering: .acquiring) == 3)
         #expect(queue.signals.load(ordering: .relaxed) == 0, "every job was taken by the spinning worker, unsignalled")
-        queue.close()
         let sleeping = JobQueue(limit: 4, spin: .zero)
         #expect(sleeping.push(job()))
         #expect(sleeping.signals.load(ordering: .relaxed) == 1, "without a spinning worker a push signals")
