@@ -214,9 +214,7 @@ public final class WebImageManager: Sendable {
 
     /// ``cacheKey(for:context:options:)`` with the URL's `absoluteString` already at hand (it is not free).
     private func cacheKey(for url: URL, absoluteString: String, context: WebImageContext, options: WebImageOptions) -> String? {
-        originalCacheKey(for: url, absoluteString: absoluteString, context: context).map {
-            Self.derivedKey(from: $0, context: context, options: options)
-        }
+        imageKeys(for: url, absoluteString: absoluteString, context: context, options: options).key
     }
 
     /// `originalKey` with the context's thumbnail and transformer parts, and the colour part of
@@ -267,9 +265,10 @@ public final class WebImageManager: Sendable {
     /// The pixels of a load whose options the manager's options processor has already seen (the
     /// variant pipeline's): the pipeline path without the processor and without the memory fast path
     /// (a variant miss has just looked). Throws what ``loadImage(url:options:context:)`` throws.
-    func loadPixels(url: URL, options: WebImageOptions, context: WebImageContext) async throws(WebImageError) -> Image {
+    /// - Parameter keys: the pixels' keys when the caller built them for these options and context.
+    func loadPixels(url: URL, options: WebImageOptions, context: WebImageContext, keys: ImageKeys? = nil) async throws(WebImageError) -> Image {
         try await slowLoad(prepareLoad(url: url, absoluteString: url.absoluteString, options: options, context: context, processed: true,
-                                       memoryLooked: false), events: nil).result.image
+                                       memoryLooked: false, keys: keys), events: nil).result.image
     }
 
     /// ``loadPixels(url:options:context:)`` with the original's encoded bytes beside the pixels when
@@ -277,10 +276,10 @@ public final class WebImageManager: Sendable {
     /// stored bytes (after the background writes under way, when a load that just finished is still
     /// writing them), else (a cache that keeps no bytes) `nil`. Image facts read the header from
     /// them; a vector source passed through is them.
-    func loadPixelsAndSource(url: URL, options: WebImageOptions, context: WebImageContext,
+    func loadPixelsAndSource(url: URL, options: WebImageOptions, context: WebImageContext, keys: ImageKeys? = nil,
                              wantsSource: (Image) -> Bool = { _ in true }) async throws(WebImageError) -> (image: Image, source: Data?) {
         let prepared = prepareLoad(url: url, absoluteString: url.absoluteString, options: options, context: context, processed: true,
-                                   memoryLooked: false)
+                                   memoryLooked: false, keys: keys)
         let outcome = try await slowLoad(prepared, events: nil)
         let image = outcome.result.image
         guard wantsSource(image) else { return (image, nil) }

@@ -10,6 +10,8 @@ public struct PreparedVariant: Sendable {
     public let url: URL
     /// The key the variant is stored under; `nil` when the key filter says "cache nothing".
     public let key: String?
+    /// The keys of its pixels, which its key is built on: handed to the pixel load.
+    let imageKeys: ImageKeys
     let choice: WebImageManager.FormatChoice
     let encoding: EncodeOptions
     /// The options and context after the options processor.
@@ -24,7 +26,8 @@ public struct PreparedVariant: Sendable {
     package func changingLoadSettings(_ change: (inout WebImageContext) -> Void) -> PreparedVariant {
         var context = self.context
         change(&context)
-        return PreparedVariant(url: url, key: key, choice: choice, encoding: encoding, options: options, context: context, coders: coders)
+        return PreparedVariant(url: url, key: key, imageKeys: imageKeys, choice: choice, encoding: encoding, options: options, context: context,
+                               coders: coders)
     }
 }
 
@@ -39,8 +42,10 @@ extension WebImageManager {
         processOptions(url: url, &options, &context)
         let coders = context.coders ?? self.coders
         let choice = Self.formatChoice(format, coders: coders)
-        let key = variantCacheKey(for: url, choice: choice, encoding: encoding, context: context, options: options)
-        return PreparedVariant(url: url, key: key, choice: choice, encoding: encoding, options: options, context: context, coders: coders)
+        let imageKeys = self.imageKeys(for: url, absoluteString: url.absoluteString, context: context, options: options)
+        let key = variantCacheKey(imageKey: imageKeys.key, choice: choice, encoding: encoding, options: options)
+        return PreparedVariant(url: url, key: key, imageKeys: imageKeys, choice: choice, encoding: encoding, options: options, context: context,
+                               coders: coders)
     }
 
     /// ``memoryCachedVariant(url:format:encoding:options:context:)`` for a prepared request: synchronous,

@@ -23,6 +23,8 @@ struct VariantPipeline: Sendable {
     let cache: any ImageCaching
     /// `nil` when the key filter says "cache nothing".
     let variantKey: String?
+    /// The pixels' keys, built with the variant's (its pixel load's options and context key alike).
+    let imageKeys: ImageKeys
 
     /// Loads the image (pixels), encodes it once in the format chosen for it, stores the bytes.
     func run() async throws(WebImageError) -> MadeProduct<ImageVariant> {
@@ -45,15 +47,16 @@ struct VariantPipeline: Sendable {
         let image: Image
         if passesVectorSource {
             let passes: (Image) -> Bool = { [coders] in coders.canPassThrough($0.format) }
-            var (loaded, source) = try await manager.loadPixelsAndSource(url: url, options: imageOptions, context: imageContext, wantsSource: passes)
+            var (loaded, source) = try await manager.loadPixelsAndSource(url: url, options: imageOptions, context: imageContext, keys: imageKeys,
+                                                                         wantsSource: passes)
             if passes(loaded), source == nil {   // the pixels came from memory and no stored bytes are kept: download them
                 (loaded, source) = try await manager.loadPixelsAndSource(url: url, options: imageOptions.union(.fromLoaderOnly),
-                                                                         context: imageContext, wantsSource: passes)
+                                                                         context: imageContext, keys: imageKeys, wantsSource: passes)
             }
             if passes(loaded), let source { return try await passedThrough(source, pixelSize: loaded.size) }
             image = loaded
         } else {
-            image = try await manager.loadPixels(url: url, options: imageOptions, context: imageContext)
+            image = try await manager.loadPixels(url: url, options: imageOptions, context: imageContext, keys: imageKeys)
         }
         var encoding = encoding
         if keepsMetadata { await addSourceMetadata(to: &encoding) }
@@ -128,7 +131,7 @@ struct VariantPipeline: Sendable {
     /// original's stored bytes (after the background writes under way, when a load that just
     /// finished is still writing them); nothing when they are not stored (a cache without disk).
     private func addSourceMetadata(to encoding: inout EncodeOptions) async {
-        guard let key = manager.originalCacheKey(for: url, absoluteString: url.absoluteString, context: context) else { return }
+        guard let key = imageKeys.originalKey else { return }
         let cache = context.originalCache ?? context.cache ?? manager.cache
         var stored = try? await cache.cachedData(forKey: key)
         if stored == nil {

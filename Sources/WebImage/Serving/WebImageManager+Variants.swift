@@ -85,7 +85,8 @@ extension WebImageManager {
         }
         if options.contains(.fromCacheOnly) { throw WebImageError.notInCache(url: url) }
         let pipeline = VariantPipeline(manager: self, url: url, choice: prepared.choice, encoding: prepared.encoding, options: options,
-                                       context: context, coders: prepared.coders, cache: cache, variantKey: variantKey)
+                                       context: context, coders: prepared.coders, cache: cache, variantKey: variantKey,
+                                       imageKeys: prepared.imageKeys)
         let claimsFill = context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) && !options.contains(.fromLoaderOnly)
         var joined = false
         let encoded = try await variants.make(key: variantKey, url: url, context: context, cache: cache, claimsFill: claimsFill,
@@ -127,15 +128,13 @@ extension WebImageManager {
     /// variant (``ImageCaching/removeImage(forKey:cacheType:)``).
     public func variantCacheKey(for url: URL, format: VariantFormat = .automatic(accept: nil), encoding: EncodeOptions = EncodeOptions(),
                                 context: WebImageContext = WebImageContext(), options: WebImageOptions = []) -> String? {
-        variantCacheKey(for: url, choice: Self.formatChoice(format, coders: context.coders ?? coders), encoding: encoding, context: context,
-                        options: options)
+        variantCacheKey(imageKey: cacheKey(for: url, context: context, options: options),
+                        choice: Self.formatChoice(format, coders: context.coders ?? coders), encoding: encoding, options: options)
     }
 
-    func variantCacheKey(for url: URL, choice: FormatChoice, encoding: EncodeOptions, context: WebImageContext,
-                                 options: WebImageOptions) -> String? {
-        cacheKey(for: url, context: context, options: options).map {
-            CacheKeys.inserting(Self.variantPart(choice: choice, encoding: encoding, options: options), into: $0)
-        }
+    /// The variant's key on its pixels' key (`nil` stays `nil`: the key filter caches nothing).
+    func variantCacheKey(imageKey: String?, choice: FormatChoice, encoding: EncodeOptions, options: WebImageOptions) -> String? {
+        imageKey.map { CacheKeys.inserting(Self.variantPart(choice: choice, encoding: encoding, options: options), into: $0) }
     }
 
     /// The format part of a variant's key: the format asked for, or what an `Accept` header picks
