@@ -91,7 +91,7 @@ private func drain<Event: Sendable>(_ channel: EventChannel<Event>) async throws
             let channel = EventChannel<Int>(coalesce: appendAll) { _ in
                 started.set()
                 do {
-                    try await Task.sleep(for: .seconds(60))
+                    try await Task.sleep(for: busyMachineBound)   // until cancelled (a fixed 60 s ran out under a loaded ThreadSanitizer run)
                 } catch is CancellationError {
                     cancelled.set()
                 }
@@ -109,7 +109,7 @@ private func drain<Event: Sendable>(_ channel: EventChannel<Event>) async throws
         let channel = EventChannel<Int>(coalesce: appendAll) { yield in
             yield(1)
             do {
-                try await Task.sleep(for: .seconds(60))
+                try await Task.sleep(for: busyMachineBound)   // until cancelled (a fixed 60 s ran out under a loaded ThreadSanitizer run)
             } catch {
                 cancelled.set()
                 throw error

@@ -51,7 +51,7 @@ import Testing
         let coalescer = LoadCoalescer<Int>()
         let caller = Task {
             try await coalescer.run(key: "k", cancellation: .cancelled(url: url), refusal: .shutDown(url: url), events: nil, joined: { _ in }) { _ async throws(WebImageError) in
-                try? await Task.sleep(for: .seconds(30))
+                try? await Task.sleep(for: busyMachineBound)   // until cancelled (a fixed 30 s ran out once under load)
                 return 1
             }
         }
@@ -69,7 +69,7 @@ extension LoadCoalescerTests {
         let caller = Task {
             try await coalescer.run(key: "k", cancellation: .cancelled(url: url), refusal: .shutDown(url: url), events: nil,
                                     joined: { _ in }) { _ async throws(WebImageError) in
-                try? await Task.sleep(for: .seconds(30))
+                try? await Task.sleep(for: busyMachineBound)   // until cancelled (a fixed 30 s ran out once under load)
                 try? await Task.sleep(for: .milliseconds(50))   // still running after its outcome was decided
                 bodyReturned.withLock { $0 = true }
                 return 1

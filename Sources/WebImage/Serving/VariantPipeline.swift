@@ -13,18 +13,19 @@ import Foundation
 /// after a fleet's fill claim (``ImageCaching/beginFill(forKey:)``) found no other process's variant.
 struct VariantPipeline: Sendable {
     let manager: WebImageManager
-    let url: URL
-    let choice: WebImageManager.FormatChoice
-    let encoding: EncodeOptions
-    /// The options and context after the manager's options processor.
-    let options: WebImageOptions
-    let context: WebImageContext
-    let coders: CoderRegistry
+    /// The request as made ready once: URL, format choice, encode settings, the options and context
+    /// after the manager's options processor, coders, the variant's key and its pixels' keys (its pixel
+    /// load's options and context key alike).
+    let request: PreparedVariant
     let cache: any ImageCaching
-    /// `nil` when the key filter says "cache nothing".
-    let variantKey: String?
-    /// The pixels' keys, built with the variant's (its pixel load's options and context key alike).
-    let imageKeys: ImageKeys
+
+    private var url: URL { request.url }
+    private var choice: WebImageManager.FormatChoice { request.choice }
+    private var encoding: EncodeOptions { request.encoding }
+    private var options: WebImageOptions { request.options }
+    private var context: WebImageContext { request.context }
+    private var coders: CoderRegistry { request.coders }
+    private var imageKeys: ImageKeys { request.imageKeys }
 
     /// Loads the image (pixels), encodes it once in the format chosen for it, stores the bytes.
     func run() async throws(WebImageError) -> MadeProduct<ImageVariant> {
@@ -120,7 +121,7 @@ struct VariantPipeline: Sendable {
     /// The variant in the memory tier and on disk (``DerivedProductStore/store(_:forKey:options:context:cache:url:admitsToMemoryOnReuse:writes:)``),
     /// admitted to memory as the manager's ``VariantMemoryAdmission`` says.
     private func store(_ variant: ImageVariant) async throws(WebImageError) {
-        guard let variantKey else { return }
+        guard let variantKey = request.key else { return }
         try await manager.variants.store(variant, forKey: variantKey, options: options, context: context, cache: cache, url: url,
                                          admitsToMemoryOnReuse: manager.config.variantMemoryAdmission == .whenReused,
                                          writes: manager.cacheWrites)

@@ -84,9 +84,7 @@ extension WebImageManager {
             }
         }
         if options.contains(.fromCacheOnly) { throw WebImageError.notInCache(url: url) }
-        let pipeline = VariantPipeline(manager: self, url: url, choice: prepared.choice, encoding: prepared.encoding, options: options,
-                                       context: context, coders: prepared.coders, cache: cache, variantKey: variantKey,
-                                       imageKeys: prepared.imageKeys)
+        let pipeline = VariantPipeline(manager: self, request: prepared, cache: cache)
         let claimsFill = context.storeCacheType.includesDisk && !options.contains(.cacheMemoryOnly) && !options.contains(.fromLoaderOnly)
         var joined = false
         let encoded = try await variants.make(key: variantKey, url: url, context: context, cache: cache, claimsFill: claimsFill,
