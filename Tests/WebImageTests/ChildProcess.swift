@@ -65,11 +65,11 @@ struct ChildProcess {
         String(decoding: FileManager.default.contents(atPath: outputFile.path) ?? Data(), as: UTF8.self)
     }
 
-    /// For a `webimage serve` child: waits (polling its output, up to two minutes) until it has
+    /// For a `webimage serve` child: waits (polling its output, up to `busyMachineBound`) until it has
     /// printed its sample line, then returns the base URL of its `listening on` line and all it printed.
     func servedBase() async throws -> (base: String, printed: String) {
         var printed = ""
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + busyMachineBound
         while !printed.contains("sample:"), process.isRunning, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
             printed = outputSoFar()

@@ -129,7 +129,7 @@ import Testing
         func kill(_ pid: pid_t, after delay: Duration, from log: String?) {
             let thread = Thread { [self] in
                 if let log {
-                    let deadline = ContinuousClock.now + .seconds(60)
+                    let deadline = ContinuousClock.now + busyMachineBound
                     while DiskCacheCrashTests.fileSize(log) == 0, !hasExited.withLock({ $0 }), ContinuousClock.now < deadline {
                         usleep(200)
                     }

@@ -328,7 +328,7 @@ final class TestHTTPServerCore: Sendable {
             if !state.listenerClosed { shutdown(listenFD, Int32(SHUT_RDWR)) }
             for fd in state.connections.values { shutdown(fd, Int32(SHUT_RDWR)) }
         }
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(5) * testTimeScale
         while ContinuousClock.now < deadline {
             let done = state.withLock { !$0.acceptThreadRunning && $0.connections.isEmpty }
             if done { return }

@@ -266,7 +266,7 @@ import Testing
         let server = fixture.server, picture = self.picture
         // The source answers once all 8 requests are under way at the server (however busy the machine).
         fixture.sources.route("/shared.jpg") { _ in
-            let deadline = ContinuousClock.now + .seconds(60)
+            let deadline = ContinuousClock.now + busyMachineBound
             while server.pendingRequests < 8 && ContinuousClock.now < deadline { usleep(2000) }
             return TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture)
         }

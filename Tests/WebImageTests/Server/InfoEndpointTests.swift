@@ -120,7 +120,7 @@ import Testing
         #expect(try await fixture.get(warm).status == 200)
         let gate = ImageServerTests.Gate(), picture = self.picture
         fixture.sources.route("/hold.jpg") { _ in
-            let deadline = ContinuousClock.now + .seconds(60)
+            let deadline = ContinuousClock.now + busyMachineBound
             while !gate.opened && ContinuousClock.now < deadline { usleep(2000) }
             return TestResponse(headers: [("Content-Type", "image/jpeg")], body: picture)
         }

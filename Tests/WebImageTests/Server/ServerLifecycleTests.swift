@@ -64,7 +64,7 @@ import Testing
         // 10 s were seen not to suffice).
         let expected = cold.threadCount + requests.threadCount
         var niceness: [String: Int] = [:]
-        let deadline = ContinuousClock.now + .seconds(180)
+        let deadline = ContinuousClock.now + .seconds(180) * testTimeScale
         while ContinuousClock.now < deadline {
             niceness = try Self.nicenessOfServerThreads()
             if niceness.count == expected && cold.isLowered { break }
@@ -115,7 +115,7 @@ import Testing
         // The pools' threads start on their own after the pools are made: wait until all are there
         // and have set themselves up (a thread sets its slice just after naming itself).
         var requests: [[UInt]] = [], cold: [[UInt]] = []
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + busyMachineBound
         repeat {
             requests = try (0..<ThreadPoolExecutor.requests.threadCount).map { try Self.slicesOfThreads(named: "webimage.req-\($0)") }
             cold = try (0..<ThreadPoolExecutor.coldWork.threadCount).map { try Self.slicesOfThreads(named: "webimage.cold-\($0)") }
@@ -149,7 +149,7 @@ import Testing
             let child = Thread { policies.withLock { $0 = (parent, sched_getscheduler(0)) } }
             child.start()
         }.start()
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + busyMachineBound
         while policies.withLock({ $0 }) == nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         let seen = try #require(policies.withLock { $0 })
         let resetOnFork: Int32 = 0x4000_0000   // SCHED_RESET_ON_FORK, reported with the policy
@@ -203,9 +203,9 @@ import Testing
             }.start()
         }
 
-        /// Every answer, in order, once all have arrived (at most 30 s).
+        /// Every answer, in order, once all have arrived (at most `busyMachineBound`).
         func answers() async throws -> [Answer] {
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + busyMachineBound
             while received.withLock({ $0.count }) < count && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             return received.withLock { $0 }
         }

@@ -76,7 +76,7 @@ import WebImageWebP
             // Until two yields and 10,000 points at least (about 20 ms on an idle core), bounded by 10 s: a
             // fixed 20 ms saw one yield when the machine took the thread's core away for most of it.
             var points: UInt = 0
-            let end = ContinuousClock.now + .seconds(10)
+            let end = ContinuousClock.now + .seconds(10) * testTimeScale
             while ContinuousClock.now < end && (points < 10_000 || wi_thread_yield_count() - yieldsBefore < 2) {
                 for _ in 0..<16 { wi_yield_point() }
                 points += 16
