@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the whole test suite under ThreadSanitizer (about 5 minutes on 2 cores; too slow for every CI run).
+# Runs the whole test suite under ThreadSanitizer (about ten minutes on 2 cores, twenty with both held by other work; too slow for every CI run).
 # -D WEBIMAGE_TSAN swaps Synchronization.Mutex for a pthread lock TSan can see (Internal/ThreadSanitizerMutex.swift).
 # Any "WARNING: ThreadSanitizer" fails the run. Extra arguments go to `swift test` (e.g. --filter Downloader).
 set -euo pipefail
