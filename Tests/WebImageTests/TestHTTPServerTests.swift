@@ -298,8 +298,9 @@ import Glibc
 
     @Test func aClientCancellingMidDripIsCountedAsClosedByClient() async throws {
         let server = try TestHTTPServer()
-        // 100 s of drip: the cancel lands mid-body however slowly a loaded machine runs this test.
-        server.route("/long", TestResponse(body: Self.bytes(1000), drip: (chunkSize: 10, interval: .seconds(1))))
+        // Twice busyMachineBound of drip (a fixed 100 s ran out once under a loaded ThreadSanitizer run): the
+        // cancel lands mid-body however slowly a loaded machine runs this test.
+        server.route("/long", TestResponse(body: Self.bytes(1000), drip: (chunkSize: 10, interval: busyMachineBound / 50)))
         let task = Task { try await get(server.url("/long")) }
         #expect(await server.waitUntil { server.requestCount(for: "/long") == 1 })
         try await Task.sleep(for: .milliseconds(300))  // a piece or so is on the wire
@@ -311,13 +312,13 @@ import Glibc
 
     @Test func stopClosesTheListenerAndOpenConnections() async throws {
         let server = try TestHTTPServer()
-        server.route("/forever", TestResponse(body: Data("x".utf8), delayBeforeHeaders: .seconds(30) * testTimeScale))
+        server.route("/forever", TestResponse(body: Data("x".utf8), delayBeforeHeaders: busyMachineBound))
         let task = Task { try await get(server.url("/forever")) }
         #expect(await server.waitUntil { server.activeConnectionCount() == 1 && server.totalRequestCount == 1 })
         let start = ContinuousClock.now
         server.stop()
         // The server's own stop, not the client's noticing (which a loaded machine can delay for many seconds).
-        #expect(ContinuousClock.now - start < .seconds(10) * testTimeScale)  // not the scripted 30 s (scaled: ThreadSanitizer)
+        #expect(ContinuousClock.now - start < .seconds(10) * testTimeScale)  // not the scripted busyMachineBound
         #expect(server.activeConnectionCount() == 0)
         await #expect(throws: (any Error).self) { try await task.value }
         #expect(server.closedByClientCount(for: "/forever") == 0)
