@@ -291,14 +291,16 @@ final class Gate: Sendable {
         // sleep only makes the queued time longer, so a busy machine cannot break this.
         server.route("/blocker", endlessDrip)
         server.route("/queued", TestResponse(body: body))
-        let downloader = Downloader(config: DownloaderConfig(maxConcurrentDownloads: 1, downloadTimeout: .seconds(60)))
+        // The blocker must outlast the test however long a loaded machine starves it: patient time-outs (a loaded
+        // ThreadSanitizer run saw it stall out at the default 15 s, which started the queued download early).
+        let downloader = Downloader(config: Self.patient(DownloaderConfig(maxConcurrentDownloads: 1)))
         let blocker = Task { try await downloader.load(ImageLoadRequest(url: server.url("/blocker"))) }
         try await waitUntil { downloader.startedDownloadCount == 1 }
         let queued = Task { try await downloader.load(ImageLoadRequest(url: server.url("/queued"))) }
         try await waitUntil { downloader.queuedDownloadCount == 1 }
         // 5 s: the queued download itself must finish within the timeout once it starts, on a machine
         // whose cores other work may hold for seconds (1 s failed there); queued for 7.5 s, longer than it.
-        let timeout = Duration.seconds(5)
+        let timeout = Duration.seconds(5) * testTimeScale
         try await Task.sleep(for: timeout * 1.5)
         downloader.updateConfig { $0.downloadTimeout = timeout }
         blocker.cancel()
