@@ -12,17 +12,19 @@
 
 enum { WI_S2_SCALES = 6, WI_S2_RADIUS = 5 };
 
-typedef struct {
-    size_t width, height;
-    float *plane[3];   /* positive XYB */
-    float *mu[3];      /* blurred planes */
-    float *sq[3];      /* blurred squares */
-} wi_s2_scale;
+/* A scale's planes are the positive X, Y and B. */
+typedef wi_metric_scale wi_s2_scale;
 
 struct wi_ssimulacra2_image {
     size_t width, height;
     int scale_count;
     wi_s2_scale scales[WI_S2_SCALES];
+    /* Work buffers, kept by a candidate (freed once an original is prepared): linear RGB at full
+       size (halved in place scale by scale), a plane of products, and a plane plus a padded row of
+       scratch for the blur. */
+    float *linear, *product, *scratch;
+    /* An original's spare candidate (see `wi_spare_take`). */
+    void *_Atomic spare;
 };
 
 static const double wi_s2_weights[108] = {
@@ -52,41 +54,93 @@ static void wi_s2_kernel(float kernel[2 * WI_S2_RADIUS + 1]) {
     for (int k = 0; k < 2 * WI_S2_RADIUS + 1; k++) kernel[k] = (float)(values[k] / sum);
 }
 
-/* Blurs `plane` in place (`scratch`: the same size): zeros beyond the left and right ends of a row,
-   columns mirrored at the top and bottom (…c b a | a b c…). (The Python port the benchmark scores
-   with works on the transposed picture, zero-padding its first axis; these edges are its.) Needs
-   height ≥ 6. */
-static void wi_s2_blur(float *plane, float *scratch, size_t width, size_t height) {
+/* Blurs `plane` in place (`scratch`: the plane's size plus a row and 2 × WI_S2_RADIUS floats):
+   zeros beyond the left and right ends of a row, columns mirrored at the top and bottom (…c b a | a b
+   c…). (The Python port the benchmark scores with works on the transposed picture, zero-padding its
+   first axis; these edges are its.) Needs height ≥ 6. Each output is written once from its eleven
+   taps, the kernel's symmetry halving the products. */
+WI_INLINE void wi_s2_blur_body(float *plane, float *scratch, size_t width, size_t height) {
     float kernel[2 * WI_S2_RADIUS + 1];
     wi_s2_kernel(kernel);
-    const long w = (long)width, h = (long)height;
+    const float k0 = kernel[5], k1 = kernel[6], k2 = kernel[7], k3 = kernel[8], k4 = kernel[9], k5 = kernel[10];
+    const long h = (long)height;
+    float *padded = scratch + width * height;   /* a row with WI_S2_RADIUS zeros each side */
     for (size_t y = 0; y < height; y++) {
-        const float *row = plane + y * width;
+        memset(padded, 0, WI_S2_RADIUS * sizeof(float));
+        memcpy(padded + WI_S2_RADIUS, plane + y * width, width * sizeof(float));
+        memset(padded + WI_S2_RADIUS + width, 0, WI_S2_RADIUS * sizeof(float));
+        const float *p = padded + WI_S2_RADIUS;
         float *out = scratch + y * width;
-        memset(out, 0, width * sizeof(float));
-        /* One tap at a time over the whole row (a loop clang vectorises); a tap reaching past an end adds nothing. */
-        for (long k = 0; k <= 2 * WI_S2_RADIUS; k++) {
-            const long offset = k - WI_S2_RADIUS;
-            const long first = offset < 0 ? -offset : 0, end = offset > 0 ? w - offset : w;
-            const float weight = kernel[k];
-            const float *shifted = row + offset;
-            for (long x = first; x < end; x++) out[x] += weight * shifted[x];
-        }
+        for (size_t x = 0; x < width; x++)
+            out[x] = k0 * p[x] + k1 * (p[x - 1] + p[x + 1]) + k2 * (p[x - 2] + p[x + 2])
+                   + k3 * (p[x - 3] + p[x + 3]) + k4 * (p[x - 4] + p[x + 4]) + k5 * (p[x - 5] + p[x + 5]);
     }
     for (long y = 0; y < h; y++) {
-        float *out = plane + (size_t)y * width;
-        memset(out, 0, width * sizeof(float));
+        const float *r[2 * WI_S2_RADIUS + 1];
         for (int k = 0; k <= 2 * WI_S2_RADIUS; k++) {
             long source = y + k - WI_S2_RADIUS;
             if (source < 0) source = -source - 1;
             if (source >= h) source = 2 * h - source - 1;
-            const float *row = scratch + (size_t)source * width;
-            const float weight = kernel[k];
-            for (size_t x = 0; x < width; x++) out[x] += weight * row[x];
+            r[k] = scratch + (size_t)source * width;
         }
+        float *out = plane + (size_t)y * width;
+        for (size_t x = 0; x < width; x++)
+            out[x] = k0 * r[5][x] + k1 * (r[4][x] + r[6][x]) + k2 * (r[3][x] + r[7][x])
+                   + k3 * (r[2][x] + r[8][x]) + k4 * (r[1][x] + r[9][x]) + k5 * (r[0][x] + r[10][x]);
         wi_yield_point();
     }
 }
+
+WI_WITH_AVX2(wi_s2_blur, wi_s2_blur_body, (float *plane, float *scratch, size_t width, size_t height),
+             (plane, scratch, width, height))
+
+enum { WI_S2_LANES = 8 };
+
+/* One channel of one scale compared: the SSIM map (without the luminance term), the ringing
+   ("artifact": edges the original lacks) and blurring ("lost": edges the distortion lost) maps,
+   summed into `sums` as mean and fourth power of each (d, d⁴, artifact, artifact⁴, lost, lost⁴),
+   `product` being the blurred product of the two planes. Each row is summed in WI_S2_LANES float
+   lanes, a loop the compiler vectorises, then in double. */
+WI_INLINE void wi_s2_pool_body(const float *x1, const float *x2, const float *mu1, const float *mu2, const float *s11,
+                               const float *s22, const float *product, size_t w, size_t h, double sums[6]) {
+    const float c2 = 0.0009f;
+    for (int k = 0; k < 6; k++) sums[k] = 0;
+    for (size_t y = 0; y < h; y++) {
+        float lane[6][WI_S2_LANES];
+        memset(lane, 0, sizeof lane);
+        const size_t row = y * w;
+        for (size_t x0 = 0; x0 < w; x0 += WI_S2_LANES) {
+            const size_t n = w - x0 < WI_S2_LANES ? w - x0 : WI_S2_LANES;
+            for (size_t l = 0; l < WI_S2_LANES; l++) {
+                /* Lanes past the row's end read its first pixel and add nothing. */
+                const size_t i = row + x0 + (l < n ? l : 0);
+                const float keep = l < n ? 1.0f : 0.0f;
+                float m1 = mu1[i], m2 = mu2[i], m12 = m1 * m2;
+                float num_m = 1.0f - (m1 - m2) * (m1 - m2);
+                float num_s = 2.0f * (product[i] - m12) + c2;
+                float den_s = (s11[i] - m1 * m1) + (s22[i] - m2 * m2) + c2;
+                float d = fmaxf(1.0f - num_m * num_s / den_s, 0.0f) * keep;
+                float d2 = d * d;
+                float ratio = ((1.0f + fabsf(x2[i] - m2)) / (1.0f + fabsf(x1[i] - m1)) - 1.0f) * keep;
+                float artifact = fmaxf(ratio, 0.0f), lost = fmaxf(-ratio, 0.0f);
+                float a2 = artifact * artifact, l2 = lost * lost;
+                lane[0][l] += d;
+                lane[1][l] += d2 * d2;
+                lane[2][l] += artifact;
+                lane[3][l] += a2 * a2;
+                lane[4][l] += lost;
+                lane[5][l] += l2 * l2;
+            }
+        }
+        for (int k = 0; k < 6; k++)
+            for (size_t l = 0; l < WI_S2_LANES; l++) sums[k] += lane[k][l];
+    }
+}
+
+WI_WITH_AVX2(wi_s2_pool, wi_s2_pool_body,
+             (const float *x1, const float *x2, const float *mu1, const float *mu2, const float *s11, const float *s22,
+              const float *product, size_t w, size_t h, double sums[6]),
+             (x1, x2, mu1, mu2, s11, s22, product, w, h, sums))
 
 /* Linear RGB (3 floats a pixel) to the metric's positive XYB planes. */
 static void wi_s2_to_xyb(const float *linear, size_t count, float *x, float *y, float *b) {
@@ -111,113 +165,96 @@ static void wi_s2_to_xyb(const float *linear, size_t count, float *x, float *y, 
 
 void wi_ssimulacra2_free(wi_ssimulacra2_image *image) {
     if (!image) return;
-    for (int s = 0; s < image->scale_count; s++) {
-        for (int c = 0; c < 3; c++) {
-            free(image->scales[s].plane[c]);
-            free(image->scales[s].mu[c]);
-            free(image->scales[s].sq[c]);
-        }
-    }
+    wi_ssimulacra2_free(wi_spare_take(&image->spare));
+    for (int s = 0; s < image->scale_count; s++) wi_metric_scale_free(&image->scales[s]);
+    free(image->linear);
+    free(image->product);
+    free(image->scratch);
     free(image);
 }
 
-wi_ssimulacra2_image *wi_ssimulacra2_prepare(const uint8_t *pixels, size_t width, size_t height, size_t stride, size_t channels) {
-    if (!pixels || width < 8 || height < 8 || (channels != 3 && channels != 4) || width > (SIZE_MAX / 16) / height) return NULL;
+/* A picture of `width`×`height` with its planes and work buffers allocated, not filled; NULL for a
+   size under 8×8 or when memory runs out. The scales halve (rounding up) while both sides are 8 or
+   more, six at most. */
+static wi_ssimulacra2_image *wi_s2_allocate(size_t width, size_t height) {
+    if (width < 8 || height < 8 || width > (SIZE_MAX / 16) / height) return NULL;
     wi_ssimulacra2_image *image = calloc(1, sizeof(wi_ssimulacra2_image));
-    float *linear = wi_linear_pixels(pixels, width, height, stride, channels, 0);   /* alpha ignored */
-    float *scratch = malloc(width * height * sizeof(float));
-    if (!image || !linear || !scratch) {
-        free(image); free(linear); free(scratch);
-        return NULL;
-    }
+    if (!image) return NULL;
     image->width = width;
     image->height = height;
+    const size_t count = width * height;
+    image->linear = malloc(count * 3 * sizeof(float));
+    image->product = malloc(count * sizeof(float));
+    image->scratch = malloc((count + width + 2 * WI_S2_RADIUS) * sizeof(float));
+    int ok = image->linear && image->product && image->scratch;
     size_t w = width, h = height;
-    int ok = 1;
     for (int s = 0; s < WI_S2_SCALES && ok && w >= 8 && h >= 8; s++) {
-        wi_s2_scale *scale = &image->scales[s];
-        scale->width = w;
-        scale->height = h;
         image->scale_count = s + 1;
-        size_t count = w * h;
-        for (int c = 0; c < 3 && ok; c++) {
-            scale->plane[c] = malloc(count * sizeof(float));
-            scale->mu[c] = malloc(count * sizeof(float));
-            scale->sq[c] = malloc(count * sizeof(float));
-            ok = scale->plane[c] && scale->mu[c] && scale->sq[c];
-        }
-        if (!ok) break;
-        wi_s2_to_xyb(linear, count, scale->plane[0], scale->plane[1], scale->plane[2]);
-        for (int c = 0; c < 3; c++) {
-            memcpy(scale->mu[c], scale->plane[c], count * sizeof(float));
-            for (size_t i = 0; i < count; i++) scale->sq[c][i] = scale->plane[c][i] * scale->plane[c][i];
-            wi_s2_blur(scale->mu[c], scratch, w, h);
-            wi_s2_blur(scale->sq[c], scratch, w, h);
-        }
-        /* The next scale: 2×2 averages in linear RGB, a last odd row or column averaged over what it has. */
-        wi_halve_in_place(linear, &w, &h, 3, 1);
+        ok = wi_metric_scale_allocate(&image->scales[s], w, h);
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
     }
-    free(linear);
-    free(scratch);
-    if (!ok || image->scale_count == 0) {
+    if (!ok) {
         wi_ssimulacra2_free(image);
         return NULL;
     }
     return image;
 }
 
-double wi_ssimulacra2_score(const wi_ssimulacra2_image *original, const wi_ssimulacra2_image *distorted) {
-    if (!original || !distorted || original->width != distorted->width || original->height != distorted->height) return NAN;
-    int scales = original->scale_count < distorted->scale_count ? original->scale_count : distorted->scale_count;
+/* Fills an allocated picture from its pixels (see wi_ssimulacra2_prepare) with the buffers it holds. */
+static void wi_s2_fill(wi_ssimulacra2_image *image, const uint8_t *pixels, size_t stride, size_t channels) {
+    wi_linear_pixels(pixels, image->width, image->height, stride, channels, 0, image->linear);   /* alpha ignored */
+    size_t w = image->width, h = image->height;
+    for (int s = 0; s < image->scale_count; s++) {
+        wi_s2_scale *scale = &image->scales[s];
+        const size_t count = w * h;
+        wi_s2_to_xyb(image->linear, count, scale->plane[0], scale->plane[1], scale->plane[2]);
+        for (int c = 0; c < 3; c++) {
+            memcpy(scale->mu[c], scale->plane[c], count * sizeof(float));
+            for (size_t i = 0; i < count; i++) scale->sq[c][i] = scale->plane[c][i] * scale->plane[c][i];
+            wi_s2_blur(scale->mu[c], image->scratch, w, h);
+            wi_s2_blur(scale->sq[c], image->scratch, w, h);
+        }
+        /* The next scale: 2×2 averages in linear RGB, a last odd row or column averaged over what it has. */
+        wi_halve_in_place(image->linear, &w, &h, 3, 1);
+    }
+}
+
+wi_ssimulacra2_image *wi_ssimulacra2_prepare(const uint8_t *pixels, size_t width, size_t height, size_t stride, size_t channels) {
+    if (!pixels || (channels != 3 && channels != 4)) return NULL;
+    wi_ssimulacra2_image *image = wi_s2_allocate(width, height);
+    if (!image) return NULL;
+    wi_s2_fill(image, pixels, stride, channels);
+    /* An original needs its work buffers no more; its first candidate allocates its own. */
+    free(image->linear);
+    free(image->product);
+    free(image->scratch);
+    image->linear = image->product = image->scratch = NULL;
+    return image;
+}
+
+/* The score of a filled candidate (its work buffers used) against `original` of the same size. */
+static double wi_s2_score(const wi_ssimulacra2_image *original, wi_ssimulacra2_image *candidate) {
     /* Per scale: per channel the SSIM map's mean and 4-norm, and the ringing and blurring maps' mean and 4-norm. */
     double ssim[WI_S2_SCALES][6], edges[WI_S2_SCALES][12];
+    const int scales = original->scale_count;
     for (int s = 0; s < scales; s++) {
-        const wi_s2_scale *one = &original->scales[s], *two = &distorted->scales[s];
-        size_t w = one->width, h = one->height, count = w * h;
-        float *product = malloc(count * sizeof(float)), *scratch = malloc(count * sizeof(float));
-        if (!product || !scratch) {
-            free(product); free(scratch);
-            return NAN;
-        }
+        const wi_s2_scale *one = &original->scales[s], *two = &candidate->scales[s];
+        const size_t w = one->width, h = one->height, count = w * h;
         for (int c = 0; c < 3; c++) {
-            const float *x1 = one->plane[c], *x2 = two->plane[c], *mu1 = one->mu[c], *mu2 = two->mu[c];
-            const float *s11 = one->sq[c], *s22 = two->sq[c];
-            for (size_t i = 0; i < count; i++) product[i] = x1[i] * x2[i];
-            wi_s2_blur(product, scratch, w, h);
-            double sum_d = 0, sum_d4 = 0, sum_art = 0, sum_art4 = 0, sum_det = 0, sum_det4 = 0;
-            const float c2 = 0.0009f;
-            for (size_t y = 0; y < h; y++) {
-                float row_d = 0, row_d4 = 0, row_art = 0, row_art4 = 0, row_det = 0, row_det4 = 0;
-                for (size_t x = 0; x < w; x++) {
-                    size_t i = y * w + x;
-                    float m1 = mu1[i], m2 = mu2[i], m12 = m1 * m2;
-                    float num_m = 1.0f - (m1 - m2) * (m1 - m2);
-                    float num_s = 2.0f * (product[i] - m12) + c2;
-                    float den_s = (s11[i] - m1 * m1) + (s22[i] - m2 * m2) + c2;
-                    float d = fmaxf(1.0f - num_m * num_s / den_s, 0.0f);
-                    float d2 = d * d;
-                    row_d += d;
-                    row_d4 += d2 * d2;
-                    float ratio = (1.0f + fabsf(x2[i] - m2)) / (1.0f + fabsf(x1[i] - m1)) - 1.0f;
-                    float artifact = fmaxf(ratio, 0.0f), lost = fmaxf(-ratio, 0.0f);
-                    float a2 = artifact * artifact, l2 = lost * lost;
-                    row_art += artifact;
-                    row_art4 += a2 * a2;
-                    row_det += lost;
-                    row_det4 += l2 * l2;
-                }
-                sum_d += row_d; sum_d4 += row_d4; sum_art += row_art; sum_art4 += row_art4; sum_det += row_det; sum_det4 += row_det4;
-            }
-            double n = (double)count;
-            ssim[s][c * 2] = sum_d / n;
-            ssim[s][c * 2 + 1] = pow(sum_d4 / n, 0.25);
-            edges[s][c * 4] = sum_art / n;
-            edges[s][c * 4 + 1] = pow(sum_art4 / n, 0.25);
-            edges[s][c * 4 + 2] = sum_det / n;
-            edges[s][c * 4 + 3] = pow(sum_det4 / n, 0.25);
+            const float *x1 = one->plane[c], *x2 = two->plane[c];
+            for (size_t i = 0; i < count; i++) candidate->product[i] = x1[i] * x2[i];
+            wi_s2_blur(candidate->product, candidate->scratch, w, h);
+            double sums[6];
+            wi_s2_pool(x1, x2, one->mu[c], two->mu[c], one->sq[c], two->sq[c], candidate->product, w, h, sums);
+            const double n = (double)count;
+            ssim[s][c * 2] = sums[0] / n;
+            ssim[s][c * 2 + 1] = pow(sums[1] / n, 0.25);
+            edges[s][c * 4] = sums[2] / n;
+            edges[s][c * 4 + 1] = pow(sums[3] / n, 0.25);
+            edges[s][c * 4 + 2] = sums[4] / n;
+            edges[s][c * 4 + 3] = pow(sums[5] / n, 0.25);
         }
-        free(product);
-        free(scratch);
     }
     double total = 0;
     int i = 0;
@@ -233,4 +270,16 @@ double wi_ssimulacra2_score(const wi_ssimulacra2_image *original, const wi_ssimu
     total *= 0.9562382616834844;
     total = 2.326765642916932 * total - 0.020884521182843837 * total * total + 6.248496625763138e-05 * total * total * total;
     return total > 0 ? 100.0 - 10.0 * pow(total, 0.6276336467831387) : 100.0;
+}
+
+double wi_ssimulacra2_score_pixels(wi_ssimulacra2_image *original, const uint8_t *pixels, size_t width, size_t height,
+                                   size_t stride, size_t channels) {
+    if (!original || !pixels || width != original->width || height != original->height || (channels != 3 && channels != 4)) return NAN;
+    wi_ssimulacra2_image *candidate = wi_spare_take(&original->spare);
+    if (!candidate) candidate = wi_s2_allocate(width, height);
+    if (!candidate) return NAN;
+    wi_s2_fill(candidate, pixels, stride, channels);
+    const double score = wi_s2_score(original, candidate);
+    if (!wi_spare_return(&original->spare, candidate)) wi_ssimulacra2_free(candidate);
+    return score;
 }

@@ -12,11 +12,12 @@
 /// original lacks; blurring: edges the distortion lost), each pooled as a mean and a 4-norm; the 108
 /// features weighted by the metric's published weights and mapped to the score.
 ///
-/// Prepare the original once, then score any number of candidates of the same size against it.
-/// Pure functions on caller-owned pixels; every allocation is checked; any thread may call them.
+/// Prepare the original once, then score any number of candidates of the same size against it. Every
+/// allocation is checked; nothing is global; any thread may call them, on one original at once too.
 
-/// A picture made ready for scoring: its linear RGB at every scale, and the XYB planes, their blurred
-/// means and blurred squares.
+/// A picture made ready for scoring: its XYB planes at every scale, their blurred means and blurred
+/// squares; an original also keeps one candidate's planes and work buffers between scorings (a
+/// candidate's megabytes allocated afresh each time cost more in page faults than the arithmetic).
 typedef struct wi_ssimulacra2_image wi_ssimulacra2_image;
 
 /// Prepares `width`×`height` sRGB pixels of `channels` bytes (3: RGB; 4: RGBA, alpha ignored as the
@@ -27,6 +28,9 @@ wi_ssimulacra2_image *wi_ssimulacra2_prepare(const uint8_t *pixels, size_t width
 /// Frees a prepared picture (NULL is ignored).
 void wi_ssimulacra2_free(wi_ssimulacra2_image *image);
 
-/// The score of `distorted` against `original` (100: identical). NAN when their sizes differ or
-/// memory runs out.
-double wi_ssimulacra2_score(const wi_ssimulacra2_image *original, const wi_ssimulacra2_image *distorted);
+/// The score of `width`×`height` sRGB pixels (as `wi_ssimulacra2_prepare` takes them) against
+/// `original` (100: identical). The candidate is prepared in the buffers `original` keeps for it
+/// (allocated by the first call; a call that finds them in use by another thread allocates its own).
+/// NAN when the sizes differ or memory runs out.
+double wi_ssimulacra2_score_pixels(wi_ssimulacra2_image *original, const uint8_t *pixels, size_t width, size_t height,
+                                   size_t stride, size_t channels);

@@ -15,6 +15,8 @@ public struct DSSIM: Sendable {
 
     /// A reference picture made ready once (its colour planes, blurred means and squares at every
     /// scale), to compare any number of candidates against, such as the encodes of a quality search.
+    /// From its first comparison on it also keeps one candidate's buffers for the next, about as much
+    /// memory again: hold it while comparing, not longer. Any thread may use it, several at once.
     public final class Reference: Sendable {
         private let picture: PreparedPicture
         /// The size candidates are compared at (the picture's own, or the downscaled one).

@@ -9,7 +9,9 @@
 /// `Benchmarks/autoquality/run.py`) to within 0.02 on real pictures. Alpha is ignored, as that port
 /// ignores it. Pictures larger than ``DSSIM/maxComparedPixels`` are compared downscaled, as ``DSSIM``.
 public struct SSIMULACRA2: Sendable {
-    /// An original made ready once, to score any number of candidates against.
+    /// An original made ready once, to score any number of candidates against. From its first score on
+    /// it also keeps one candidate's buffers for the next, about as much memory again: hold it while
+    /// scoring, not longer. Any thread may use it, several at once.
     public final class Reference: Sendable {
         private let picture: PreparedPicture
         /// The size candidates are compared at (the picture's own, or the downscaled one).
