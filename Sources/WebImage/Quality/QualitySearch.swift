@@ -19,15 +19,17 @@ extension CoderRegistry {
     /// an ``EncodeOptions/automaticQuality`` and the encode is a lossy still one (see
     /// ``AutomaticQuality``), and says what the search did.
     ///
-    /// - DSSIM: a bisection on integer quality within the format's range, started where the
-    ///   picture's ``ImageComplexity`` says (busy pictures near the top). Each try is encoded,
-    ///   decoded and compared with the unencoded picture (after ``EncodeOptions/maxPixelSize``,
-    ///   composited over ``EncodeOptions/backgroundColor`` for a format without alpha), which is
-    ///   prepared once. The first try within the allowed error ends it; otherwise the lowest
-    ///   quality at or under the target is kept, or the range's top when none is. Once tries on
-    ///   both sides of the target are known, the next is a secant step between them, and a
-    ///   bisection whenever a secant step did not halve what was left: at most
-    ///   2⌈log₂(range)⌉ + 1 encodes (9 for imgproxy's default 70–80; 4 to 5 on average in the benchmark).
+    /// - DSSIM: a search on integer quality within the format's range for the lowest quality whose
+    ///   file looks right, started where the format's average curve of DSSIM against quality
+    ///   (`QualityCurve`) meets the target. Each try is encoded, decoded and compared with the
+    ///   unencoded picture (after ``EncodeOptions/maxPixelSize``, composited over
+    ///   ``EncodeOptions/backgroundColor`` for a format without alpha), which is prepared once. The
+    ///   first try within the allowed error ends it; otherwise the lowest quality at or under the
+    ///   target is kept, or the range's top when none is. While the tries are all on one side of the
+    ///   target, the next steps by the curve's slope; once both sides are known, it is where the log
+    ///   of the difference, drawn straight between them, meets the target (a secant step); and a
+    ///   bisection whenever a step did not halve what was left: at most 2⌈log₂(range)⌉ + 1 encodes
+    ///   (9 for imgproxy's default 70–80; 3 to 4 on average in the benchmark).
     /// - SSIMULACRA2: the same search, for the lowest quality scoring at least the target.
     /// - Size: the top of the range first; when it does not fit, a bisection for the highest quality
     ///   that does, or the bottom's file when none does.
@@ -48,15 +50,13 @@ extension CoderRegistry {
             return try search.highestFitting(maxBytes: maxBytes)
         case .dssim(let target, let allowedError):
             let reference = try DSSIM.Reference(try Self.unencoded(image, as: format, options: fixed))
-            let start = Self.startingQuality(in: search.range, complexity: try ImageComplexity.measure(image))
-            return try search.lowestLookingRight(target: target, allowedError: allowedError, start: start) { data in
+            return try search.lowestLookingRight(target: target, allowedError: allowedError, curve: .dssim(for: format)) { data in
                 try reference.difference(to: try self.decode(data))
             }
         case .ssimulacra2(let score, let allowedError):
             // Searched as a difference from 100 (larger: worse), as DSSIM is.
             let reference = try SSIMULACRA2.Reference(try Self.unencoded(image, as: format, options: fixed))
-            let start = Self.startingQuality(in: search.range, complexity: try ImageComplexity.measure(image))
-            var result = try search.lowestLookingRight(target: 100 - score, allowedError: allowedError, start: start) { data in
+            var result = try search.lowestLookingRight(target: 100 - score, allowedError: allowedError, curve: .ssimulacra2(for: format)) { data in
                 100 - (try reference.score(of: try self.decode(data)))
             }
             result.difference = result.difference.map { 100 - $0 }
@@ -84,14 +84,7 @@ extension CoderRegistry {
         return try picture.flattened(onto: options.backgroundColor)
     }
 
-    /// Where a DSSIM search starts in `range`: at the bottom for a flat picture (complexity 0), at the
-    /// top from complexity 20 up (heavy grain), in proportion between.
-    static func startingQuality(in range: ClosedRange<Int>, complexity: Double) -> Int {
-        let share = min(max(complexity / 20, 0), 1)
-        return range.lowerBound + Int((Double(range.upperBound - range.lowerBound) * share).rounded())
-    }
-
-    /// The bisection, over an encode at a quality; each quality is encoded at most once.
+    /// The searches, over an encode at a quality; each quality is encoded at most once.
     struct Search {
         let range: ClosedRange<Int>
         let encode: (Int) throws -> Data
@@ -132,18 +125,19 @@ extension CoderRegistry {
         }
 
         /// The lowest quality whose file's difference (`measure`) is at most `target`, the first
-        /// within `allowedError` of it at once; the range's top when none is. Once a try on each side
-        /// of the target is known, the next quality is where the line through them meets the target
-        /// (a secant step, rounded up), else the middle of what is left: the difference falls smoothly
-        /// with quality, so the secant usually lands within a step or two.
-        mutating func lowestLookingRight(target: Double, allowedError: Double, start: Int,
+        /// within `allowedError` of it at once; the range's top when none is. It starts where `curve`
+        /// meets the target (the top for a target of 0), and goes on as ``nextGuess(tooLossy:best:target:curve:)``
+        /// says, or by a bisection when the last guess did not halve what was left: the bound on
+        /// encodes holds whatever the picture's curve.
+        mutating func lowestLookingRight(target: Double, allowedError: Double, curve: QualityCurve,
                                          measure: (Data) throws -> Double) throws -> QualitySearchResult {
             var (low, high) = (range.lowerBound, range.upperBound)
-            var quality = min(max(start, low), high)
-            var best: (quality: Int, data: Data, difference: Double)?
-            var tooLossy: (quality: Int, difference: Double)?
+            var quality = Self.clamped(curve.quality(meeting: target)?.rounded(), to: low...high) ?? high
+            var best: Try?
+            var tooLossy: Try?
+            var bestData: Data?
             var differences: [Int: Double] = [:]
-            var secantWidth: Int?   // the width left before a secant step, to check it at least halved it
+            var guessedWidth: Int?   // the width left before a guessed step, to check it at least halved it
             while low <= high {
                 let data = try file(at: quality)
                 let difference = try measure(data)
@@ -153,29 +147,61 @@ extension CoderRegistry {
                 }
                 if difference > target {
                     low = quality + 1
-                    if tooLossy.map({ quality > $0.quality }) ?? true { tooLossy = (quality, difference) }
+                    if tooLossy.map({ quality > $0.quality }) ?? true { tooLossy = Try(quality: quality, difference: difference) }
                 } else {
-                    if best.map({ quality < $0.quality }) ?? true { best = (quality, data, difference) }
+                    if best.map({ quality < $0.quality }) ?? true { (best, bestData) = (Try(quality: quality, difference: difference), data) }
                     high = quality - 1
                 }
                 guard low <= high else { break }
+                let halved = guessedWidth.map { high - low + 1 <= $0 / 2 } ?? true
+                guessedWidth = nil
                 quality = (low + high) / 2
-                // A secant step, unless the last one did not halve what was left (then a bisection: the
-                // bound on encodes holds whatever the curve).
-                let halved = secantWidth.map { high - low + 1 <= $0 / 2 } ?? true
-                secantWidth = nil
-                if halved, let below = tooLossy, let above = best, above.difference < below.difference {
-                    let share = (below.difference - target) / (below.difference - above.difference)
-                    let guess = Double(below.quality) + share * Double(above.quality - below.quality)
-                    secantWidth = high - low + 1
-                    quality = min(max(Int(guess.rounded(.up)), low), high)
+                if halved, let guess = Self.clamped(Self.nextGuess(tooLossy: tooLossy, best: best, target: target, curve: curve), to: low...high) {
+                    guessedWidth = high - low + 1
+                    quality = guess
                 }
             }
-            if let best { return QualitySearchResult(data: best.data, quality: best.quality, encodes: encodes, difference: best.difference) }
+            if let best, let bestData {
+                return QualitySearchResult(data: bestData, quality: best.quality, encodes: encodes, difference: best.difference)
+            }
             let top = range.upperBound
             let data = try file(at: top)
             let difference = try differences[top] ?? measure(data)
             return QualitySearchResult(data: data, quality: top, encodes: encodes, difference: difference)
+        }
+
+        /// A quality tried and its difference.
+        struct Try: Equatable {
+            let quality: Int
+            let difference: Double
+        }
+
+        /// The next quality to try from the highest too-lossy try and the lowest good one: with both,
+        /// where the log of the difference drawn straight between them meets the target (the
+        /// difference falls about exponentially with quality, so this usually lands within a step),
+        /// rounded up; with one, a step by `curve`'s slope from it, rounded away from it; `nil` when
+        /// neither helps (a difference or target of 0, or tries that do not fall).
+        static func nextGuess(tooLossy: Try?, best: Try?, target: Double, curve: QualityCurve) -> Double? {
+            switch (tooLossy, best) {
+            case let (below?, above?):
+                guard above.difference < below.difference else { return nil }
+                let share = above.difference > 0 && target > 0
+                    ? log(below.difference / target) / log(below.difference / above.difference)
+                    : (below.difference - target) / (below.difference - above.difference)
+                return (Double(below.quality) + share * Double(above.quality - below.quality)).rounded(.up)
+            case let (known?, nil), let (nil, known?):
+                guard let step = curve.step(from: known.difference, to: target) else { return nil }
+                let guess = Double(known.quality) + step
+                return step > 0 ? guess.rounded(.up) : guess.rounded(.down)
+            case (nil, nil):
+                return nil
+            }
+        }
+
+        /// `quality` as a whole quality within `range`; `nil` for `nil` or NaN.
+        static func clamped(_ quality: Double?, to range: ClosedRange<Int>) -> Int? {
+            guard let quality, !quality.isNaN else { return nil }
+            return Int(min(max(quality, Double(range.lowerBound)), Double(range.upperBound)))
         }
     }
 }
