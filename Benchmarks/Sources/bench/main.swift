@@ -32,6 +32,11 @@ if arguments.first == "autoquality-encode" {
     do { try AutoQualityBenchmark.encode(list: URL(fileURLWithPath: arguments[1]), output: URL(fileURLWithPath: arguments[2])) } catch { fail("\(error)") }
     exit(0)
 }
+if arguments.first == "autoquality-curves" {
+    guard arguments.count == 2 else { fail("autoquality-curves LIST") }
+    do { try AutoQualityCurves.run(list: URL(fileURLWithPath: arguments[1])) } catch { fail("\(error)") }
+    exit(0)
+}
 if arguments.first == "autoquality-cost" {
     guard arguments.count == 5, let format = ImageFormat(named: arguments[2]), let target = Double(arguments[4]) else {
         fail("autoquality-cost LIST FORMAT METHOD TARGET")
