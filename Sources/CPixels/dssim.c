@@ -96,15 +96,21 @@ static void wi_dssim_to_lab(const float *rgba, size_t width, size_t height, floa
     }
 }
 
-void wi_dssim_free(wi_dssim_image *image) {
-    if (!image) return;
-    wi_dssim_free(wi_spare_take(&image->spare));
-    for (int s = 0; s < image->scale_count; s++) wi_metric_scale_free(&image->scales[s]);
+/* Frees a picture's work buffers (an original's, once prepared, or all of a picture's when it is freed). */
+static void wi_dssim_free_work(wi_dssim_image *image) {
     free(image->linear);
     free(image->scratch);
     free(image->product);
     free(image->covariance);
     free(image->map);
+    image->linear = image->scratch = image->product = image->covariance = image->map = NULL;
+}
+
+void wi_dssim_free(wi_dssim_image *image) {
+    if (!image) return;
+    wi_dssim_free(wi_spare_take(&image->spare));
+    for (int s = 0; s < image->scale_count; s++) wi_metric_scale_free(&image->scales[s]);
+    wi_dssim_free_work(image);
     free(image);
 }
 
@@ -172,13 +178,7 @@ wi_dssim_image *wi_dssim_prepare(const uint8_t *rgba, size_t width, size_t heigh
     wi_dssim_image *image = wi_dssim_allocate(width, height);
     if (!image) return NULL;
     wi_dssim_fill(image, rgba, stride);
-    /* An original needs its work buffers no more; its first candidate allocates its own. */
-    free(image->linear);
-    free(image->scratch);
-    free(image->product);
-    free(image->covariance);
-    free(image->map);
-    image->linear = image->scratch = image->product = image->covariance = image->map = NULL;
+    wi_dssim_free_work(image);   /* an original needs them no more; its first candidate allocates its own */
     return image;
 }
 

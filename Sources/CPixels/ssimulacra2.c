@@ -163,13 +163,19 @@ static void wi_s2_to_xyb(const float *linear, size_t count, float *x, float *y, 
     }
 }
 
+/* Frees a picture's work buffers (an original's, once prepared, or all of a picture's when it is freed). */
+static void wi_s2_free_work(wi_ssimulacra2_image *image) {
+    free(image->linear);
+    free(image->product);
+    free(image->scratch);
+    image->linear = image->product = image->scratch = NULL;
+}
+
 void wi_ssimulacra2_free(wi_ssimulacra2_image *image) {
     if (!image) return;
     wi_ssimulacra2_free(wi_spare_take(&image->spare));
     for (int s = 0; s < image->scale_count; s++) wi_metric_scale_free(&image->scales[s]);
-    free(image->linear);
-    free(image->product);
-    free(image->scratch);
+    wi_s2_free_work(image);
     free(image);
 }
 
@@ -225,11 +231,7 @@ wi_ssimulacra2_image *wi_ssimulacra2_prepare(const uint8_t *pixels, size_t width
     wi_ssimulacra2_image *image = wi_s2_allocate(width, height);
     if (!image) return NULL;
     wi_s2_fill(image, pixels, stride, channels);
-    /* An original needs its work buffers no more; its first candidate allocates its own. */
-    free(image->linear);
-    free(image->product);
-    free(image->scratch);
-    image->linear = image->product = image->scratch = NULL;
+    wi_s2_free_work(image);   /* an original needs them no more; its first candidate allocates its own */
     return image;
 }
 

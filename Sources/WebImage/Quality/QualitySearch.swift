@@ -29,7 +29,7 @@ extension CoderRegistry {
     ///   target, the next steps by the curve's slope; once both sides are known, it is where the log
     ///   of the difference, drawn straight between them, meets the target (a secant step); and a
     ///   bisection whenever a step did not halve what was left: at most 2⌈log₂(range)⌉ + 1 encodes
-    ///   (9 for imgproxy's default 70–80; 3 to 4 on average in the benchmark).
+    ///   (9 for imgproxy's default 70–80; 2.6 to 3.7 on average in the benchmark).
     /// - SSIMULACRA2: the same search, for the lowest quality scoring at least the target.
     /// - Size: the top of the range first; when it does not fit, a bisection for the highest quality
     ///   that does, or the bottom's file when none does.
