@@ -171,7 +171,7 @@ extension CoderRegistry {
         }
 
         /// A quality tried and its difference.
-        struct Try: Equatable {
+        struct Try {
             let quality: Int
             let difference: Double
         }
